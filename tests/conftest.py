@@ -1,0 +1,123 @@
+"""Test-wide fixtures: service gating, and a real Celery worker for broker tests.
+
+Tests marked ``postgres`` need ``DATABASE_URL`` pointing at PostgreSQL; tests marked
+``broker`` need ``REDIS_URL`` and start a real ``celery worker`` for the session. On a
+laptop without those services they are skipped with a reason that says how to run
+them; under ``CI=true`` a service that is configured but unreachable is a failure.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+HOW_TO_POSTGRES = (
+    "needs PostgreSQL: run with DATABASE_URL=postgres://postgres@127.0.0.1:5432/capicu "
+    "(README, 'Tests against PostgreSQL and Redis')"
+)
+HOW_TO_BROKER = (
+    "needs Redis and a Celery worker: run with REDIS_URL=redis://127.0.0.1:6379/0 and "
+    "DATABASE_URL=postgres://... (README, 'Tests against PostgreSQL and Redis')"
+)
+
+
+def uses_postgres() -> bool:
+    return settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+
+
+def _reachable(url: str, default_port: int) -> bool:
+    parsed = urlparse(url)
+    try:
+        with socket.create_connection(
+            (parsed.hostname or "127.0.0.1", parsed.port or default_port), 2
+        ):
+            return True
+    except OSError:
+        return False
+
+
+def pytest_collection_modifyitems(config, items):
+    redis_url = settings.REDIS_URL
+    redis_ok = bool(redis_url) and _reachable(redis_url, 6379)
+    if redis_url and not redis_ok and IN_CI:
+        raise pytest.UsageError(f"REDIS_URL={redis_url} is set but Redis is unreachable")
+    for item in items:
+        if "postgres" in item.keywords and not uses_postgres():
+            item.add_marker(pytest.mark.skip(reason=HOW_TO_POSTGRES))
+        if "broker" in item.keywords:
+            if not redis_url:
+                item.add_marker(pytest.mark.skip(reason=HOW_TO_BROKER))
+            elif not redis_ok:
+                item.add_marker(pytest.mark.skip(reason=f"Redis at {redis_url} is unreachable"))
+            elif not uses_postgres():
+                item.add_marker(
+                    pytest.mark.skip(
+                        reason="broker tests share the test database with a worker: use PostgreSQL"
+                    )
+                )
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker):
+    """A real ``celery worker`` on the test database, for the whole session."""
+    from django.db import connection
+
+    from config.celery import app
+
+    with django_db_blocker.unblock():
+        test_db = connection.settings_dict["NAME"]
+    parsed = urlparse(os.environ["DATABASE_URL"])
+    worker_env = {
+        **os.environ,
+        "DATABASE_URL": parsed._replace(path=f"/{test_db}").geturl(),
+        "PYTHONUNBUFFERED": "1",
+    }
+    app.control.purge()
+    log_path = ROOT / "test-output" / "celery-worker.log"
+    log_path.parent.mkdir(exist_ok=True)
+    log = log_path.open("w")
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--loglevel=INFO",
+            "--concurrency=1",
+            "--pool=prefork",
+            "--without-gossip",
+            "--without-mingle",
+            "--hostname=capicu-test@%h",
+        ],
+        cwd=ROOT,
+        env=worker_env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if worker.poll() is not None:
+            pytest.fail(f"celery worker exited with {worker.returncode}; see {log_path}")
+        if app.control.ping(timeout=0.5):
+            break
+    else:
+        worker.terminate()
+        pytest.fail(f"celery worker did not answer within 60 s; see {log_path}")
+    yield worker
+    worker.terminate()
+    try:
+        worker.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+    log.close()

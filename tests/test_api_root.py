@@ -1,0 +1,37 @@
+"""The API root, the OpenAPI schema and the docs page, all served locally."""
+
+import pytest
+
+
+@pytest.mark.django_db
+def test_api_root_lists_schema_and_docs(client):
+    response = client.get("/api/v1/")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["schema"].endswith("/api/schema/")
+    assert body["docs"].endswith("/api/docs/")
+
+
+@pytest.mark.django_db
+def test_schema_is_openapi_3(client):
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    schema = response.json()
+    assert schema["openapi"].startswith("3.")
+    assert schema["info"]["title"] == "capicu API"
+
+
+@pytest.mark.django_db
+def test_docs_page_loads_swagger_from_our_own_static_files(client):
+    response = client.get("/api/docs/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "swagger-ui" in html
+    assert "cdn" not in html.lower()
+    assert "/static/drf_spectacular_sidecar/" in html
+
+
+@pytest.mark.django_db
+def test_unknown_api_path_is_json_404(client):
+    response = client.get("/api/v1/nothing-here/")
+    assert response.status_code == 404
