@@ -1,1 +1,246 @@
-"""Models of scoring."""
+"""Games, their sides and seats, the hands recorded at the table and in-play score events.
+
+A game freezes the rule set it is played under when it starts, so a later change to a
+preset never changes a game in progress. Every hand is versioned: a correction writes a
+new version and keeps the old one, with who changed it, when and why.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+SEAT_NAMES = "ABCDEF"
+
+
+class Game(models.Model):
+    """One game of dominoes to a target, scored hand by hand."""
+
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled", "Scheduled"
+        IN_PROGRESS = "in_progress", "In progress"
+        FINISHED = "finished", "Finished"
+
+    ruleset_key = models.CharField(max_length=40)
+    overrides = models.JSONField(default=dict, blank=True)
+    ruleset = models.JSONField(
+        null=True, blank=True, help_text="The resolved rule set, frozen when the game starts."
+    )
+    label = models.CharField(max_length=200, blank=True)
+    public = models.BooleanField(default=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.SCHEDULED)
+    winner = models.ForeignKey(
+        "Side", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    hand_count = models.PositiveIntegerField(
+        default=0, help_text="Hand numbers recorded so far; the next hand is hand_count + 1."
+    )
+    next_leader = models.ForeignKey(
+        "Seat", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revision = models.PositiveIntegerField(
+        default=0, help_text="Bumped by every change; pollers compare it."
+    )
+    referees = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="refereed_games"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="created_games",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(status="finished") | Q(winner__isnull=False),
+                name="game_finished_has_winner",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="scheduled") | Q(ruleset__isnull=False),
+                name="game_started_has_frozen_ruleset",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return self.label or f"Game {self.pk}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.Status.FINISHED
+
+
+class Side(models.Model):
+    """A scoring unit: one player in Cutthroat, a team of two in Partners."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="sides")
+    position = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=20, help_text='The engine\'s side name: "A" or "A+C".')
+    total = models.IntegerField(default=0)
+
+    class Meta:
+        ordering = ["game", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "position"], name="side_position_unique"),
+            models.UniqueConstraint(fields=["game", "name"], name="side_name_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}:{self.name}"
+
+
+class Seat(models.Model):
+    """A place at the table in the order of play, held by a player, scoring for a side."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=1, help_text="A, B, C … in the order of play.")
+    side = models.ForeignKey(Side, on_delete=models.CASCADE, related_name="seats")
+    player = models.ForeignKey(
+        "accounts.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
+    )
+    display_name = models.CharField(max_length=120, blank=True)
+
+    class Meta:
+        ordering = ["game", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "position"], name="seat_position_unique"),
+            models.UniqueConstraint(fields=["game", "name"], name="seat_name_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.display_name or self.player}"
+
+
+class Hand(models.Model):
+    """One version of hand ``number`` of a game; exactly one version is current."""
+
+    class Ended(models.TextChoices):
+        DOMINO = "domino", "Domino"
+        BLOCK = "block", "Block"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveIntegerField()
+    version = models.PositiveIntegerField(default=1)
+    is_current = models.BooleanField(default=True)
+    ended = models.CharField(max_length=6, choices=Ended.choices)
+    domino_by = models.CharField(max_length=1, blank=True, help_text="Seat name, for a domino.")
+    leader = models.CharField(max_length=1, blank=True, help_text="Seat that led the hand.")
+    pips = models.JSONField(help_text="Pips left per seat name.")
+    tiles = models.JSONField(null=True, blank=True, help_text="Tiles left per seat, if given.")
+    lowest_tiles = models.JSONField(null=True, blank=True)
+    awards = models.JSONField(help_text="End-of-hand award per side name.")
+    winners = models.JSONField(default=list, help_text="Side names that won the hand.")
+    voided = models.BooleanField(default=False)
+    reason = models.CharField(max_length=500, blank=True, help_text="Why this version exists.")
+    idempotency_key = models.CharField(max_length=255, blank=True)
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "number", "version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["game", "number", "version"], name="hand_version_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["game", "number"],
+                condition=Q(is_current=True),
+                name="hand_one_current_version",
+            ),
+            models.UniqueConstraint(
+                fields=["game", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="hand_idempotency_key_unique",
+            ),
+            models.CheckConstraint(condition=Q(number__gte=1), name="hand_number_positive"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="hand_version_positive"),
+            models.CheckConstraint(
+                condition=Q(ended="block", domino_by="") | (Q(ended="domino") & ~Q(domino_by="")),
+                name="hand_domino_names_who_went_out",
+            ),
+            models.CheckConstraint(
+                condition=Q(voided=False) | ~Q(reason=""), name="hand_void_has_reason"
+            ),
+            models.CheckConstraint(
+                condition=Q(version=1) | ~Q(reason=""), name="hand_correction_has_reason"
+            ),
+        ]
+        # Hand numbers are contiguous per game: a database trigger (migration 0002)
+        # refuses hand n unless hand n - 1 of the same game exists.
+
+    def __str__(self) -> str:
+        return f"Game {self.game_id} hand {self.number} v{self.version}"
+
+
+class ScoreEvent(models.Model):
+    """Points scored or lost during a hand: in-play fives, steals, penalties."""
+
+    class Kind(models.TextChoices):
+        IN_PLAY = "in_play", "In-play points"
+        STEAL = "steal", "Steal"
+        STOLEN = "stolen", "Stolen from"
+        PENALTY = "penalty", "Penalty"
+        FORCED_PASS = "forced_pass", "Forced pass"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    hand_number = models.PositiveIntegerField()
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="events")
+    side = models.ForeignKey(Side, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    points = models.IntegerField()
+    note = models.CharField(max_length=300, blank=True)
+    pair = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text="For a steal, the matching loss of the previous player.",
+    )
+    active = models.BooleanField(default=True, help_text="False once undone or replaced.")
+    removed_reason = models.CharField(max_length=300, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "hand_number", "pk"]
+        indexes = [models.Index(fields=["game", "hand_number"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(kind="in_play") | (Q(points__gt=0) & Q(points__lte=50)),
+                name="event_in_play_positive",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="steal") | Q(points__gt=0), name="event_steal_gains"
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="stolen") | Q(points__lt=0), name="event_stolen_loses"
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="penalty") | Q(points__lt=0), name="event_penalty_deducts"
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="forced_pass") | Q(points=0), name="event_forced_pass_no_points"
+            ),
+            models.CheckConstraint(
+                condition=Q(hand_number__gte=1), name="event_hand_number_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(active=True) | ~Q(removed_reason=""), name="event_removal_has_reason"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.points:+d} ({self.seat_id})"

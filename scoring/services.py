@@ -1,0 +1,701 @@
+"""Every write to a game: one function per referee or organizer action, one transaction each.
+
+Each service locks the game row, validates through the pure engine, writes, bumps the
+game's revision and, once the transaction commits, sends ``game_changed``.
+"""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F, Sum
+from django.utils import timezone
+
+from accounts.permissions import require
+from scoring import engine
+from scoring.engine import ScoringError
+from scoring.models import SEAT_NAMES, Game, Hand, ScoreEvent, Seat, Side
+from scoring.rulesets import RuleSet, get_ruleset
+from scoring.signals import game_changed
+
+# The largest in-play score: 35 with one set (RULES.md). With two sets every tile exists
+# twice, so four open ends can each show a double: 6-6, 6-6, 5-5, 5-5 = 44, at most 40.
+MAX_PLAY_POINTS = {1: 35, 2: 40}
+
+
+class GameConflict(Exception):
+    """The game is not in a state that allows this write (finished, stale, out of turn)."""
+
+    def __init__(self, message: str, *, game: Game | None = None, current: Any = None):
+        super().__init__(message)
+        self.message = message
+        self.game = game
+        self.current = current
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """Who sits in a seat when a game is created: a player, or just a name."""
+
+    player: Any = None
+    display_name: str = ""
+
+
+@dataclass(frozen=True)
+class HandOutcome:
+    """What ``record_hand`` and ``correct_hand`` report back to the table."""
+
+    hand: Hand
+    game: Game
+    next_leader: str | None
+    replayed: bool = False
+
+
+# --- creating and starting games -------------------------------------------------------
+
+
+def _side_names(ruleset: RuleSet, seat_names: Sequence[str]) -> list[list[str]]:
+    """Seat names grouped by side in side order: partners sit across (seats 0 and 2)."""
+    if ruleset.teams == "partners":
+        return [[seat_names[0], seat_names[2]], [seat_names[1], seat_names[3]]]
+    return [[name] for name in seat_names]
+
+
+def create_game(
+    *,
+    ruleset_key: str,
+    seats: Sequence[SeatSpec | Any],
+    by=None,
+    overrides: dict | None = None,
+    label: str = "",
+    public: bool = True,
+    referees: Iterable = (),
+    start: bool = False,
+) -> Game:
+    """Create a game with its sides and seats; ``start=True`` freezes its rules at once."""
+    overrides = dict(overrides or {})
+    specs = [seat if isinstance(seat, SeatSpec) else SeatSpec(player=seat) for seat in seats]
+    # Resolving now refuses an unknown preset, a bad override or a table size the rule
+    # set does not allow before anything is written.
+    ruleset = get_ruleset(ruleset_key, players=len(specs), overrides=overrides)
+    seat_names = list(SEAT_NAMES[: len(specs)])
+    with transaction.atomic():
+        game = Game.objects.create(
+            ruleset_key=ruleset_key,
+            overrides=overrides,
+            label=label,
+            public=public,
+            created_by=by if getattr(by, "pk", None) else None,
+        )
+        sides = Side.objects.bulk_create(
+            Side(game=game, position=index, name="+".join(names))
+            for index, names in enumerate(_side_names(ruleset, seat_names))
+        )
+        side_of = {name: side for side in sides for name in side.name.split("+")}
+        Seat.objects.bulk_create(
+            Seat(
+                game=game,
+                position=index,
+                name=name,
+                side=side_of[name],
+                player=spec.player,
+                display_name=spec.display_name or (str(spec.player) if spec.player else name),
+            )
+            for index, (name, spec) in enumerate(zip(seat_names, specs, strict=True))
+        )
+        if referees:
+            game.referees.add(*referees)
+        if start:
+            _start(game, ruleset)
+        _changed(game, "created")
+    return game
+
+
+def start_game(
+    *,
+    ruleset_key: str,
+    seats: Sequence[SeatSpec | Any],
+    by=None,
+    overrides: dict | None = None,
+    label: str = "",
+    public: bool = True,
+    referees: Iterable = (),
+) -> Game:
+    """Create a game and start it now: the way a referee opens a game at a table."""
+    return create_game(
+        ruleset_key=ruleset_key,
+        seats=seats,
+        by=by,
+        overrides=overrides,
+        label=label,
+        public=public,
+        referees=referees,
+        start=True,
+    )
+
+
+def _start(game: Game, ruleset: RuleSet | None = None) -> RuleSet:
+    """Freeze the rule set and move a scheduled game to in progress (inside a transaction)."""
+    if ruleset is None:
+        ruleset = get_ruleset(
+            game.ruleset_key, players=game.seats.count(), overrides=game.overrides
+        )
+    game.ruleset = ruleset.to_dict()
+    game.status = Game.Status.IN_PROGRESS
+    game.started_at = timezone.now()
+    game.save(update_fields=["ruleset", "status", "started_at", "updated_at"])
+    return ruleset
+
+
+# --- shared plumbing ---------------------------------------------------------------------
+
+
+def _lock(game: Game | int) -> Game:
+    """The game row, locked for the rest of the transaction."""
+    pk = game.pk if isinstance(game, Game) else game
+    return Game.objects.select_for_update().get(pk=pk)
+
+
+def _ruleset_of(game: Game) -> RuleSet:
+    if game.ruleset is None:
+        return _start(game)
+    return RuleSet.from_dict(game.ruleset)
+
+
+def _table(game: Game) -> tuple[list[Seat], dict[str, Seat], dict[str, Side]]:
+    seats = list(game.seats.select_related("side").order_by("position"))
+    return seats, {seat.name: seat for seat in seats}, {seat.side.name: seat.side for seat in seats}
+
+
+def _changed(game: Game, change: str) -> None:
+    """Bump the revision and announce the change once the transaction commits."""
+    Game.objects.filter(pk=game.pk).update(revision=F("revision") + 1)
+    game_id = game.pk
+    transaction.on_commit(lambda: game_changed.send(sender=Game, game_id=game_id, change=change))
+
+
+def _require_playable(game: Game) -> None:
+    if game.status == Game.Status.FINISHED:
+        raise GameConflict(
+            f"This game is finished: {game.winner.name if game.winner else 'a side'} won. "
+            "An organizer can reopen it.",
+            game=game,
+        )
+
+
+def _in_play_events(
+    game: Game,
+    ruleset: RuleSet,
+    seats_by_name: dict[str, Seat],
+    number: int,
+    in_play: Iterable,
+    by,
+) -> list[ScoreEvent]:
+    events = []
+    for index, entry in enumerate(in_play or ()):
+        seat_name, points = (
+            (entry["seat"], entry["points"]) if isinstance(entry, dict) else tuple(entry)
+        )
+        seat = _seat(seats_by_name, seat_name, field=f"in_play[{index}].seat")
+        _check_play_points(ruleset, points, field=f"in_play[{index}].points")
+        events.append(
+            ScoreEvent(
+                game=game,
+                hand_number=number,
+                seat=seat,
+                side=seat.side,
+                kind=ScoreEvent.Kind.IN_PLAY,
+                points=points,
+                created_by=_user(by),
+            )
+        )
+    return events
+
+
+def _seat(seats_by_name: dict[str, Seat], name: Any, *, field: str) -> Seat:
+    seat = seats_by_name.get(name) if isinstance(name, str) else None
+    if seat is None:
+        known = ", ".join(seats_by_name)
+        raise ScoringError(f"There is no seat {name!r} at this table (seats: {known}).", field)
+    return seat
+
+
+def _check_play_points(ruleset: RuleSet, points: Any, *, field: str) -> None:
+    if not ruleset.in_play_scoring:
+        raise ScoringError("This rule set scores no points during play.", field)
+    most = MAX_PLAY_POINTS.get(ruleset.boxes, 40)
+    if isinstance(points, bool) or not isinstance(points, int) or points <= 0 or points % 5:
+        raise ScoringError(
+            f"In-play points are a positive multiple of five (5, 10 … {most}); got {points!r}.",
+            field,
+        )
+    if points > most:
+        raise ScoringError(
+            f"No play can score {points}: the most the ends can show is {most}.", field
+        )
+
+
+def _user(by):
+    return by if getattr(by, "pk", None) else None
+
+
+def _score(
+    ruleset: RuleSet,
+    seat_names: list[str],
+    *,
+    ended: str,
+    domino_by: str | None,
+    pips: dict | None,
+    tiles: dict | None,
+    leader: str | None,
+    lowest_tiles: dict | None,
+) -> engine.HandResult:
+    if ended not in (Hand.Ended.DOMINO, Hand.Ended.BLOCK):
+        raise ScoringError('A hand ends in a "domino" or a "block".', "ended")
+    if ended == Hand.Ended.DOMINO and not domino_by:
+        raise ScoringError("Say who went out (domino by which seat).", "domino_by")
+    if ended == Hand.Ended.BLOCK and domino_by:
+        raise ScoringError("A blocked hand has nobody who went out.", "domino_by")
+    if (pips is None) == (tiles is None):
+        raise ScoringError("Give the pips left in every hand, or the tiles (not both).", "pips")
+    if leader is not None and leader not in seat_names:
+        raise ScoringError(f"There is no seat {leader!r} to lead.", "leader")
+    return engine.score_hand(
+        ruleset,
+        seats=seat_names,
+        pips=pips,
+        tiles=tiles,
+        domino_by=domino_by if ended == Hand.Ended.DOMINO else None,
+        leader=leader,
+        lowest_tiles=lowest_tiles,
+    )
+
+
+def _pips_of(result: engine.HandResult, pips: dict | None, tiles: dict | None) -> dict:
+    if pips is not None:
+        return {seat: int(value) for seat, value in pips.items()}
+    return {seat: sum(a + b for a, b in hand) for seat, hand in tiles.items()}
+
+
+def _decide(game: Game, ruleset: RuleSet, sides: dict[str, Side]) -> None:
+    """Set the game's status and winner from its sides' totals (RULES.md, winning)."""
+    outcome = engine.decide_game(ruleset, {name: side.total for name, side in sides.items()})
+    if outcome.finished:
+        game.status = Game.Status.FINISHED
+        game.winner = sides[outcome.winner]
+        game.finished_at = game.finished_at or timezone.now()
+    else:
+        game.status = Game.Status.IN_PROGRESS
+        game.winner = None
+        game.finished_at = None
+
+
+def _leader_after(
+    ruleset: RuleSet, seat_names: list[str], leader: str | None, result, seats_by_name
+) -> Seat | None:
+    if leader is None and ruleset.next_leader == "rotate":
+        return None  # without knowing who led this hand, nobody can say who is next
+    following = engine.next_leader(ruleset, seat_names, leader=leader, result=result)
+    return seats_by_name.get(following) if following else None
+
+
+# --- hands -------------------------------------------------------------------------------
+
+
+def record_hand(
+    game: Game | int,
+    *,
+    by,
+    number: int,
+    ended: str,
+    domino_by: str | None = None,
+    pips: dict | None = None,
+    tiles: dict | None = None,
+    leader: str | None = None,
+    in_play: Iterable = (),
+    lowest_tiles: dict | None = None,
+    idempotency_key: str | None = None,
+) -> HandOutcome:
+    """Record how hand ``number`` ended, award it, update the totals and decide the game."""
+    with transaction.atomic():
+        game = _lock(game)
+        require(by, "game.score", game)
+        if idempotency_key:
+            earlier = Hand.objects.filter(
+                game=game, idempotency_key=idempotency_key, version=1
+            ).first()
+            if earlier is not None:
+                return HandOutcome(
+                    hand=earlier,
+                    game=game,
+                    next_leader=game.next_leader.name if game.next_leader_id else None,
+                    replayed=True,
+                )
+        _require_playable(game)
+        expected = game.hand_count + 1
+        if number != expected:
+            raise GameConflict(
+                f"Hand {number} cannot be recorded: the next hand of this game is {expected}"
+                + (f" (hand {number} is already recorded)." if number < expected else "."),
+                game=game,
+            )
+        ruleset = _ruleset_of(game)
+        seats, seats_by_name, sides = _table(game)
+        seat_names = [seat.name for seat in seats]
+        if leader is None and game.next_leader_id:
+            leader = next(seat.name for seat in seats if seat.pk == game.next_leader_id)
+        result = _score(
+            ruleset,
+            seat_names,
+            ended=ended,
+            domino_by=domino_by,
+            pips=pips,
+            tiles=tiles,
+            leader=leader,
+            lowest_tiles=lowest_tiles,
+        )
+        events = _in_play_events(game, ruleset, seats_by_name, number, in_play, by)
+        hand = Hand.objects.create(
+            game=game,
+            number=number,
+            ended=ended,
+            domino_by=domino_by or "",
+            leader=leader or "",
+            pips=_pips_of(result, pips, tiles),
+            tiles=tiles,
+            lowest_tiles=lowest_tiles,
+            awards=dict(result.awards),
+            winners=list(result.winners),
+            idempotency_key=idempotency_key or "",
+            recorded_by=_user(by),
+        )
+        ScoreEvent.objects.bulk_create(events)
+        for name, side in sides.items():
+            side.total += result.awards.get(name, 0)
+        for event in events:
+            sides[event.side.name].total += event.points
+        Side.objects.bulk_update(sides.values(), ["total"])
+        game.hand_count = number
+        game.next_leader = _leader_after(ruleset, seat_names, leader, result, seats_by_name)
+        _decide(game, ruleset, sides)
+        game.save(
+            update_fields=[
+                "hand_count",
+                "next_leader",
+                "status",
+                "winner",
+                "finished_at",
+                "updated_at",
+            ]
+        )
+        _changed(game, "hand_recorded")
+    return HandOutcome(
+        hand=hand, game=game, next_leader=game.next_leader.name if game.next_leader else None
+    )
+
+
+def correct_hand(
+    game: Game | int,
+    hand_number: int,
+    *,
+    by,
+    reason: str,
+    expected_version: int,
+    ended: str,
+    domino_by: str | None = None,
+    pips: dict | None = None,
+    tiles: dict | None = None,
+    leader: str | None = None,
+    in_play: Iterable | None = None,
+    lowest_tiles: dict | None = None,
+) -> HandOutcome:
+    """Write a new version of an earlier hand and recompute every total after it."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ScoringError("Say why the hand is being corrected.", "reason")
+    with transaction.atomic():
+        game = _lock(game)
+        require(by, "game.score", game)
+        current = _current_hand(game, hand_number)
+        if current.version != expected_version:
+            raise GameConflict(
+                f"Hand {hand_number} was changed meanwhile: it is at version {current.version}, "
+                f"not {expected_version}. Check it and correct again.",
+                game=game,
+                current=current,
+            )
+        ruleset = _ruleset_of(game)
+        seats, seats_by_name, sides = _table(game)
+        seat_names = [seat.name for seat in seats]
+        result = _score(
+            ruleset,
+            seat_names,
+            ended=ended,
+            domino_by=domino_by,
+            pips=pips,
+            tiles=tiles,
+            leader=leader,
+            lowest_tiles=lowest_tiles,
+        )
+        new_events = (
+            None
+            if in_play is None
+            else _in_play_events(game, ruleset, seats_by_name, hand_number, in_play, by)
+        )
+        hand = _new_version(
+            current,
+            by=by,
+            reason=reason,
+            ended=ended,
+            domino_by=domino_by or "",
+            leader=leader or "",
+            pips=_pips_of(result, pips, tiles),
+            tiles=tiles,
+            lowest_tiles=lowest_tiles,
+            awards=dict(result.awards),
+            winners=list(result.winners),
+        )
+        if new_events is not None:
+            ScoreEvent.objects.filter(
+                game=game, hand_number=hand_number, kind=ScoreEvent.Kind.IN_PLAY, active=True
+            ).update(active=False, removed_reason=f"replaced by correction v{hand.version}")
+            ScoreEvent.objects.bulk_create(new_events)
+        if hand_number == game.hand_count:
+            game.next_leader = _leader_after(ruleset, seat_names, leader, result, seats_by_name)
+        _recompute(game, ruleset, sides)
+        _changed(game, "hand_corrected")
+    return HandOutcome(
+        hand=hand, game=game, next_leader=game.next_leader.name if game.next_leader else None
+    )
+
+
+def void_hand(game: Game | int, hand_number: int, *, by, reason: str) -> HandOutcome:
+    """Cancel a hand's award (a misdeal recorded by mistake); its number and history stay."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ScoringError("Say why the hand is being voided.", "reason")
+    with transaction.atomic():
+        game = _lock(game)
+        require(by, "game.score", game)
+        current = _current_hand(game, hand_number)
+        if current.voided:
+            raise GameConflict(f"Hand {hand_number} is already void.", game=game, current=current)
+        ruleset = _ruleset_of(game)
+        _, _, sides = _table(game)
+        hand = _new_version(
+            current,
+            by=by,
+            reason=reason,
+            voided=True,
+            awards={name: 0 for name in current.awards},
+            winners=[],
+        )
+        ScoreEvent.objects.filter(game=game, hand_number=hand_number, active=True).update(
+            active=False, removed_reason=f"hand voided: {reason}"[:300]
+        )
+        _recompute(game, ruleset, sides)
+        _changed(game, "hand_voided")
+    return HandOutcome(
+        hand=hand, game=game, next_leader=game.next_leader.name if game.next_leader else None
+    )
+
+
+def _current_hand(game: Game, number: int) -> Hand:
+    hand = Hand.objects.filter(game=game, number=number, is_current=True).first()
+    if hand is None:
+        raise ScoringError(f"This game has no hand {number}.", "hand")
+    return hand
+
+
+def _new_version(current: Hand, *, by, reason: str, **changes) -> Hand:
+    Hand.objects.filter(pk=current.pk).update(is_current=False)
+    fields = {
+        "ended": current.ended,
+        "domino_by": current.domino_by,
+        "leader": current.leader,
+        "pips": current.pips,
+        "tiles": current.tiles,
+        "lowest_tiles": current.lowest_tiles,
+        "awards": current.awards,
+        "winners": current.winners,
+        "voided": current.voided,
+        **changes,
+    }
+    return Hand.objects.create(
+        game=current.game,
+        number=current.number,
+        version=current.version + 1,
+        reason=reason[:500],
+        recorded_by=_user(by),
+        **fields,
+    )
+
+
+def _recompute(game: Game, ruleset: RuleSet, sides: dict[str, Side]) -> None:
+    """Set every side's total from the current hands and active events, then decide."""
+    for side in sides.values():
+        side.total = 0
+    for hand_awards in Hand.objects.filter(game=game, is_current=True).values_list(
+        "awards", flat=True
+    ):
+        for name, award in hand_awards.items():
+            sides[name].total += award
+    by_side = (
+        ScoreEvent.objects.filter(game=game, active=True)
+        .values("side__name")
+        .annotate(points=Sum("points"))
+    )
+    for row in by_side:
+        sides[row["side__name"]].total += row["points"]
+    Side.objects.bulk_update(sides.values(), ["total"])
+    _decide(game, ruleset, sides)
+    game.save(update_fields=["status", "winner", "finished_at", "next_leader", "updated_at"])
+
+
+# --- score events ------------------------------------------------------------------------
+
+
+def add_score_event(
+    game: Game | int,
+    *,
+    by,
+    hand: int,
+    seat: str,
+    kind: str,
+    points: int | None = None,
+    note: str = "",
+    double: bool = False,
+) -> list[ScoreEvent]:
+    """Record in-play points, a steal, a penalty or a forced pass during hand ``hand``."""
+    with transaction.atomic():
+        game = _lock(game)
+        require(by, "game.score", game)
+        _require_playable(game)
+        if hand != game.hand_count + 1:
+            raise GameConflict(
+                f"Points during play belong to the hand in progress, hand {game.hand_count + 1}.",
+                game=game,
+            )
+        ruleset = _ruleset_of(game)
+        seats, seats_by_name, sides = _table(game)
+        actor = _seat(seats_by_name, seat, field="seat")
+        common = {"game": game, "hand_number": hand, "note": note[:300], "created_by": _user(by)}
+        if kind == ScoreEvent.Kind.IN_PLAY:
+            _check_play_points(ruleset, points, field="points")
+            events = [ScoreEvent(seat=actor, side=actor.side, kind=kind, points=points, **common)]
+        elif kind == ScoreEvent.Kind.STEAL:
+            _check_play_points(ruleset, points, field="points")
+            gained, lost = engine.score_stack(ruleset, points, double=double)
+            previous = seats[(actor.position - 1) % len(seats)]
+            gain = ScoreEvent(seat=actor, side=actor.side, kind=kind, points=gained, **common)
+            events = [gain]
+            if lost:
+                events.append(
+                    ScoreEvent(
+                        seat=previous,
+                        side=previous.side,
+                        kind=ScoreEvent.Kind.STOLEN,
+                        points=-lost,
+                        **common,
+                    )
+                )
+        elif kind == ScoreEvent.Kind.PENALTY:
+            deduction = ruleset.penalty_points if points is None else points
+            if isinstance(deduction, bool) or not isinstance(deduction, int) or deduction == 0:
+                raise ScoringError("A penalty deducts a whole number of points.", "points")
+            events = [
+                ScoreEvent(seat=actor, side=actor.side, kind=kind, points=-abs(deduction), **common)
+            ]
+        elif kind == ScoreEvent.Kind.FORCED_PASS:
+            if points:
+                raise ScoringError("A forced pass carries no points.", "points")
+            events = [ScoreEvent(seat=actor, side=actor.side, kind=kind, points=0, **common)]
+        else:
+            raise ScoringError("Kind must be in_play, steal, penalty or forced_pass.", "kind")
+        if game.status == Game.Status.SCHEDULED:
+            _start(game, ruleset)
+        created = ScoreEvent.objects.bulk_create(events)
+        if len(created) == 2:
+            ScoreEvent.objects.filter(pk=created[1].pk).update(pair=created[0])
+            ScoreEvent.objects.filter(pk=created[0].pk).update(pair=created[1])
+        for event in created:
+            sides[event.side.name].total += event.points
+        Side.objects.bulk_update(sides.values(), ["total"])
+        if ruleset.win_check == "immediate":
+            _decide(game, ruleset, sides)
+            game.save(update_fields=["status", "winner", "finished_at", "updated_at"])
+        _changed(game, "event_added")
+    return created
+
+
+def undo_event(game: Game | int, event_id: int, *, by, reason: str = "undone") -> ScoreEvent:
+    """Take back an event of the hand in progress (and its steal partner)."""
+    with transaction.atomic():
+        game = _lock(game)
+        require(by, "game.score", game)
+        _require_playable(game)
+        event = ScoreEvent.objects.filter(game=game, pk=event_id, active=True).first()
+        if event is None:
+            raise ScoringError("That event does not exist or was already undone.", "event")
+        if event.hand_number != game.hand_count + 1:
+            raise GameConflict(
+                "Only events of the hand in progress can be undone; correct the hand instead.",
+                game=game,
+            )
+        ruleset = _ruleset_of(game)
+        _, _, sides = _table(game)
+        ids = [event.pk] + ([event.pair_id] if event.pair_id else [])
+        ScoreEvent.objects.filter(pk__in=ids).update(
+            active=False, removed_reason=(reason or "undone")[:300]
+        )
+        _recompute(game, ruleset, sides)
+        _changed(game, "event_undone")
+    event.refresh_from_db()
+    return event
+
+
+# --- organizer's undo --------------------------------------------------------------------
+
+
+def reopen_game(game: Game | int, *, by, reason: str) -> Game:
+    """Undo a finished game's result so that hands can be corrected or added."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ScoringError("Say why the game is being reopened.", "reason")
+    with transaction.atomic():
+        game = _lock(game)
+        require(by, "game.manage", game)
+        if game.status != Game.Status.FINISHED:
+            raise GameConflict("Only a finished game can be reopened.", game=game)
+        game.status = Game.Status.IN_PROGRESS
+        game.winner = None
+        game.finished_at = None
+        game.save(update_fields=["status", "winner", "finished_at", "updated_at"])
+        _changed(game, "game_reopened")
+    return game
+
+
+def add_referee(game: Game | int, user, *, by) -> None:
+    """Let ``user`` score ``game``."""
+    with transaction.atomic():
+        game = _lock(game)
+        require(by, "game.manage", game)
+        game.referees.add(user)
+        _changed(game, "referee_added")
+
+
+__all__ = [
+    "GameConflict",
+    "HandOutcome",
+    "SeatSpec",
+    "add_referee",
+    "add_score_event",
+    "correct_hand",
+    "create_game",
+    "record_hand",
+    "reopen_game",
+    "start_game",
+    "undo_event",
+    "void_hand",
+]
