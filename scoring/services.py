@@ -488,7 +488,7 @@ def void_hand(game: Game | int, hand_number: int, *, by, reason: str) -> HandOut
             by=by,
             reason=reason,
             voided=True,
-            awards={name: 0 for name in current.awards},
+            awards=dict.fromkeys(current.awards, 0),
             winners=[],
         )
         ScoreEvent.objects.filter(game=game, hand_number=hand_number, active=True).update(

@@ -17,7 +17,7 @@ class UserFactory(factory.django.DjangoModelFactory):
     password = factory.PostGenerationMethodCall("set_password", "correct-horse-battery")
 
     @factory.post_generation
-    def _save_password(user, create, extracted, **kwargs):  # noqa: N805 - factory_boy hook
+    def _save_password(user, create, extracted, **kwargs):
         if create:
             user.save()
 
