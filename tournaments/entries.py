@@ -1,0 +1,80 @@
+"""Reading a pasted list of entrants: one a line, ``A & B`` for a team of two (pure)."""
+
+from dataclasses import dataclass
+
+MAX_NAME = 120
+
+
+@dataclass(frozen=True)
+class EntryLine:
+    """One entrant read from a line: one name, or two for a team."""
+
+    line: int
+    names: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        return " & ".join(self.names)
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    """Why a line cannot be registered, in an organizer's words."""
+
+    line: int
+    text: str
+    message: str
+
+
+def _clean(name: str) -> str:
+    return " ".join(name.split())
+
+
+def read_entries(
+    text: str, *, teams: bool, taken: set[str] = frozenset()
+) -> tuple[list[EntryLine], list[LineProblem]]:
+    """Parse a pasted list; report every bad or duplicate line, nothing half-read."""
+    entries: list[EntryLine] = []
+    problems: list[LineProblem] = []
+    seen: dict[str, int] = {}
+    taken_folded = {name.casefold() for name in taken}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        names = tuple(_clean(part) for part in line.split("&"))
+        if any(not name for name in names):
+            problems.append(LineProblem(number, raw, "A name is missing on either side of '&'."))
+            continue
+        if len(names) > 2:
+            problems.append(LineProblem(number, raw, "A team has two players: 'A & B'."))
+            continue
+        if teams and len(names) == 1:
+            problems.append(
+                LineProblem(number, raw, "This is a Partners event: write a team as 'A & B'.")
+            )
+            continue
+        if not teams and len(names) == 2:
+            problems.append(
+                LineProblem(number, raw, "Players enter alone here; write one name a line.")
+            )
+            continue
+        if teams and names[0].casefold() == names[1].casefold():
+            problems.append(LineProblem(number, raw, "A team needs two different players."))
+            continue
+        if any(len(name) > MAX_NAME for name in names):
+            problems.append(LineProblem(number, raw, f"Names are at most {MAX_NAME} characters."))
+            continue
+        entry = EntryLine(number, names)
+        key = entry.label.casefold()
+        if key in taken_folded:
+            problems.append(LineProblem(number, raw, f"{entry.label} is already registered."))
+            continue
+        if key in seen:
+            problems.append(
+                LineProblem(number, raw, f"{entry.label} is listed twice (line {seen[key]}).")
+            )
+            continue
+        seen[key] = number
+        entries.append(entry)
+    return entries, problems
