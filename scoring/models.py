@@ -59,8 +59,8 @@ class Game(models.Model):
         ordering = ["-created_at", "-pk"]
         constraints = [
             models.CheckConstraint(
-                condition=~Q(status="finished") | Q(winner__isnull=False),
-                name="game_finished_has_winner",
+                condition=Q(status="finished") | Q(winner__isnull=True),
+                name="game_only_finished_has_winner",
             ),
             models.CheckConstraint(
                 condition=Q(status="scheduled") | Q(ruleset__isnull=False),

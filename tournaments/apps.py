@@ -3,3 +3,6 @@ from django.apps import AppConfig
 
 class TournamentsConfig(AppConfig):
     name = "tournaments"
+
+    def ready(self) -> None:
+        from tournaments import permissions  # noqa: F401 - registers the tournament rules

@@ -1,1 +1,326 @@
-"""Models of tournaments."""
+"""Tournaments: entrants, stages, rounds and the tables (matches) each round seats.
+
+A match owns one ``scoring.Game``; scoring knows nothing of tournaments and tells them
+about changes through its ``game_changed`` signal.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Lower
+
+DEFAULT_TIEBREAK_ORDER = [
+    "match_points",
+    "point_differential",
+    "points_for",
+    "head_to_head",
+    "seed",
+]
+
+
+def default_tiebreak_order() -> list[str]:
+    return list(DEFAULT_TIEBREAK_ORDER)
+
+
+class Tournament(models.Model):
+    """An event run under one rule-set preset (with the organizer's overrides)."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        REGISTRATION = "registration", "Registration"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+
+    class ByePolicy(models.TextChoices):
+        WIN_AVERAGE = "win_average", "A win with the stage's average score"
+        NOTHING = "nothing", "Nothing"
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True)
+    ruleset_key = models.CharField(max_length=40)
+    overrides = models.JSONField(default=dict, blank=True)
+    table_size = models.PositiveSmallIntegerField(
+        help_text="Players (or teams' players) at a table; one the preset allows."
+    )
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
+    public = models.BooleanField(default=True)
+    time_zone = models.CharField(max_length=64, default="UTC")
+    tiebreak_order = models.JSONField(default=default_tiebreak_order)
+    placement_points = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Per table size, points per placement: {"4": {"1": 3, "2": 1}}. '
+        "Default: a win 1, else 0.",
+    )
+    bye_policy = models.CharField(
+        max_length=12, choices=ByePolicy.choices, default=ByePolicy.WIN_AVERAGE
+    )
+    include_live = models.BooleanField(
+        default=False, help_text="Count games in progress in the standings."
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(table_size__gte=2) & Q(table_size__lte=6),
+                name="tournament_table_size_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_teams(self) -> bool:
+        from scoring.rulesets import get_ruleset
+
+        return (
+            get_ruleset(self.ruleset_key, players=self.table_size, overrides=self.overrides).teams
+            == "partners"
+        )
+
+
+class Staff(models.Model):
+    """A user's role in one tournament."""
+
+    class Role(models.TextChoices):
+        ORGANIZER = "organizer", "Organizer"
+        REFEREE = "referee", "Referee"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="staff")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tournament_roles"
+    )
+    role = models.CharField(max_length=10, choices=Role.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "user", "role"], name="staff_role_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.role}) in {self.tournament}"
+
+
+class Entrant(models.Model):
+    """A player, or a team of two players for Partners, entered in one tournament."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entrants")
+    name = models.CharField(max_length=250)
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="entries")
+    partner = models.ForeignKey(
+        "accounts.Player",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="partner_entries",
+    )
+    seed = models.PositiveIntegerField()
+    checked_in = models.BooleanField(default=False)
+    withdrawn = models.BooleanField(default=False)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tournament", "seed"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "seed"], name="entrant_seed_unique"),
+            models.UniqueConstraint(
+                "tournament", Lower("name"), name="entrant_name_unique_in_tournament"
+            ),
+            models.CheckConstraint(
+                condition=~Q(player=models.F("partner")), name="entrant_partner_is_another"
+            ),
+            models.CheckConstraint(condition=Q(seed__gte=1), name="entrant_seed_positive"),
+            models.CheckConstraint(
+                condition=Q(withdrawn=False) | Q(withdrawn_at__isnull=False),
+                name="entrant_withdrawal_dated",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Stage(models.Model):
+    """A phase of a tournament with one format, e.g. a round robin, then a bracket."""
+
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round_robin", "Round robin"
+        SWISS = "swiss", "Swiss"
+        SINGLE_ELIMINATION = "single_elimination", "Single elimination"
+        DOUBLE_ELIMINATION = "double_elimination", "Double elimination"
+        POOLS = "pools", "Pools"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="stages")
+    order = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=120)
+    format = models.CharField(max_length=24, choices=Format.choices)
+    settings = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    entrants = models.ManyToManyField(Entrant, blank=True, related_name="stages")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tournament", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "order"], name="stage_order_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tournament}: {self.name}"
+
+
+class Round(models.Model):
+    """One round of a stage: its tables, generated together, published together."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        PUBLISHED = "published", "Published"
+        FINISHED = "finished", "Finished"
+
+    stage = models.ForeignKey(Stage, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    flags = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["stage", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["stage", "number"], name="round_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="round_number_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.stage} round {self.number}"
+
+
+class Match(models.Model):
+    """One table in one round: its entrants in seat order, its referee and its game."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="matches")
+    table_number = models.PositiveSmallIntegerField()
+    game = models.OneToOneField(
+        "scoring.Game", null=True, blank=True, on_delete=models.PROTECT, related_name="match"
+    )
+    bye = models.BooleanField(default=False)
+    referee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="refereed_matches",
+    )
+    slot = models.CharField(max_length=20, blank=True, help_text="Bracket slot, e.g. W1-3.")
+    needs_attention = models.BooleanField(default=False)
+    attention_reason = models.CharField(max_length=300, blank=True)
+    entrants = models.ManyToManyField(Entrant, through="MatchSeat", related_name="matches")
+
+    class Meta:
+        ordering = ["round", "table_number"]
+        verbose_name_plural = "matches"
+        constraints = [
+            models.UniqueConstraint(fields=["round", "table_number"], name="match_table_unique"),
+            models.CheckConstraint(
+                condition=Q(bye=True, game__isnull=True) | Q(bye=False),
+                name="match_bye_has_no_game",
+            ),
+            models.CheckConstraint(
+                condition=Q(needs_attention=False) | ~Q(attention_reason=""),
+                name="match_attention_has_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.round} table {self.table_number}"
+
+
+class MatchSeat(models.Model):
+    """An entrant's seat at a match, in the order of play."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="+", help_text="The match's round."
+    )
+    entrant = models.ForeignKey(Entrant, on_delete=models.PROTECT, related_name="match_seats")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["match", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "position"], name="match_seat_unique"),
+            models.UniqueConstraint(fields=["match", "entrant"], name="match_entrant_unique"),
+            # Nobody sits at two tables of one round.
+            models.UniqueConstraint(fields=["round", "entrant"], name="entrant_once_per_round"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match}: {self.position} {self.entrant}"
+
+
+class Standing(models.Model):
+    """One entrant's line in a stage's standings snapshot; pages read these, never compute."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="standings")
+    stage = models.ForeignKey(Stage, on_delete=models.CASCADE, related_name="standings")
+    entrant = models.ForeignKey(Entrant, on_delete=models.CASCADE, related_name="standings")
+    rank = models.PositiveIntegerField()
+    position = models.PositiveIntegerField(help_text="Row order; ties share a rank, not this.")
+    tied = models.BooleanField(default=False)
+    games_played = models.PositiveIntegerField(default=0)
+    metrics = models.JSONField(default=dict)
+    reason = models.CharField(max_length=300, blank=True)
+    withdrawn = models.BooleanField(default=False)
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["stage", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["stage", "entrant"], name="standing_entrant_unique"),
+            models.UniqueConstraint(fields=["stage", "position"], name="standing_position_unique"),
+            models.CheckConstraint(condition=Q(rank__gte=1), name="standing_rank_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.stage}: {self.rank}. {self.entrant}"
+
+
+class StandingsState(models.Model):
+    """Bookkeeping that coalesces standings recomputes and tells a stale snapshot."""
+
+    tournament = models.OneToOneField(
+        Tournament, on_delete=models.CASCADE, related_name="standings_state"
+    )
+    requested_at = models.DateTimeField(null=True, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+    queued = models.BooleanField(default=False, help_text="A recompute is queued or running.")
+    queued_at = models.DateTimeField(null=True, blank=True)
+    dirty = models.BooleanField(default=False, help_text="Changed since the running recompute.")
+    last_revision = models.PositiveBigIntegerField(
+        default=0, help_text="Sum of game revisions the snapshot includes."
+    )
+    last_hand_at = models.DateTimeField(null=True, blank=True)
+    runs = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"standings of {self.tournament}"
+
+    @property
+    def stale(self) -> bool:
+        if self.requested_at is None:
+            return False
+        return self.computed_at is None or self.computed_at < self.requested_at

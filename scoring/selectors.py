@@ -1,0 +1,88 @@
+"""Read queries about games shared by the API, pages, commands and tasks."""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from scoring import engine
+from scoring.models import Game, Hand, ScoreEvent
+from scoring.rulesets import RuleSet, get_ruleset
+
+
+def ruleset_of(game: Game) -> RuleSet:
+    """The rules the game is played under: frozen once started, else the resolved preset."""
+    if game.ruleset is not None:
+        return RuleSet.from_dict(game.ruleset)
+    return get_ruleset(game.ruleset_key, players=game.seats.count(), overrides=game.overrides)
+
+
+@dataclass
+class Replay:
+    """A game's current hands run again through the engine, next to what is stored."""
+
+    game: Game
+    totals: dict[str, int]
+    stored_totals: dict[str, int]
+    award_mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def agrees(self) -> bool:
+        return not self.award_mismatches and self.totals == self.stored_totals
+
+    def describe(self) -> str:
+        problems = list(self.award_mismatches)
+        if self.totals != self.stored_totals:
+            problems.append(f"stored totals {self.stored_totals} but the hands give {self.totals}")
+        return f"game {self.game.pk} ({self.game}): " + "; ".join(problems)
+
+
+def replay(game: Game, hands: list[Hand], events: list[ScoreEvent]) -> Replay:
+    """Recompute a game's awards and totals from its stored hands and active events."""
+    ruleset = ruleset_of(game)
+    seats = sorted(game.seats.all(), key=lambda seat: seat.position)
+    seat_names = [seat.name for seat in seats]
+    sides = sorted(game.sides.all(), key=lambda side: side.position)
+    totals = dict.fromkeys((side.name for side in sides), 0)
+    mismatches = []
+    for hand in hands:
+        if hand.voided:
+            expected = dict.fromkeys(hand.awards, 0)
+        else:
+            try:
+                result = engine.score_hand(
+                    ruleset,
+                    seats=seat_names,
+                    pips=None if hand.tiles else hand.pips,
+                    tiles={seat: [tuple(t) for t in tiles] for seat, tiles in hand.tiles.items()}
+                    if hand.tiles
+                    else None,
+                    domino_by=hand.domino_by or None,
+                    leader=hand.leader or None,
+                    lowest_tiles={seat: tuple(tile) for seat, tile in hand.lowest_tiles.items()}
+                    if hand.lowest_tiles
+                    else None,
+                )
+            except engine.ScoringError as error:
+                mismatches.append(f"hand {hand.number} no longer scores: {error}")
+                continue
+            expected = dict(result.awards)
+        if expected != hand.awards:
+            mismatches.append(f"hand {hand.number} stored {hand.awards} but scores {expected}")
+        for name, award in expected.items():
+            totals[name] += award
+    for event in events:
+        totals[event.side.name] += event.points
+    stored = {side.name: side.total for side in sides}
+    return Replay(game=game, totals=totals, stored_totals=stored, award_mismatches=mismatches)
+
+
+def replay_all(games) -> list[Replay]:
+    """Replay many games with a fixed number of queries."""
+    games = list(games.prefetch_related("seats", "sides"))
+    ids = [game.pk for game in games]
+    hands = defaultdict(list)
+    for hand in Hand.objects.filter(game_id__in=ids, is_current=True).order_by("number"):
+        hands[hand.game_id].append(hand)
+    events = defaultdict(list)
+    for event in ScoreEvent.objects.filter(game_id__in=ids, active=True).select_related("side"):
+        events[event.game_id].append(event)
+    return [replay(game, hands[game.pk], events[game.pk]) for game in games]
