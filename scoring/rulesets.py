@@ -155,6 +155,7 @@ class Preset:
     label: str
     description: str
     players: tuple[int, ...]
+    default_players: int
     hand_size: dict[int, int]
     target: dict[int, int]
     removed_tiles: dict[int, tuple[Tile, ...]] = field(default_factory=dict)
@@ -180,6 +181,7 @@ class Preset:
             "description": self.description,
             "source": self.source,
             "players": list(self.players),
+            "default_players": self.default_players,
             "per_table_size": {str(size): self.resolve(size).to_dict() for size in self.players},
         }
 
@@ -226,6 +228,7 @@ PRESETS: dict[str, Preset] = {
                 "a block pays the opponents' pips less the winner's own, to the nearest five."
             ),
             players=(2, 3, 4),
+            default_players=4,
             hand_size={2: 14, 3: 9, 4: 7},
             target={2: 150, 3: 200, 4: 250},
             removed_tiles={3: ((0, 0),)},
@@ -250,6 +253,7 @@ PRESETS: dict[str, Preset] = {
                 "difference to each opponent, split on a tie; nothing rounded."
             ),
             players=(4,),
+            default_players=4,
             hand_size={4: 7},
             target={4: 250},
             rules={
@@ -273,6 +277,7 @@ PRESETS: dict[str, Preset] = {
                 "losing team's pips to the nearest five; a tied block is a draw."
             ),
             players=(4,),
+            default_players=4,
             hand_size={4: 7},
             target={4: 250},
             rules=_PARTNERS,
@@ -286,6 +291,7 @@ PRESETS: dict[str, Preset] = {
                 "the table, its own included."
             ),
             players=(4,),
+            default_players=4,
             hand_size={4: 7},
             target={4: 200},
             rules={**_PARTNERS, "domino_award": "all_pips", "block_award": "all_pips"},
@@ -299,6 +305,7 @@ PRESETS: dict[str, Preset] = {
                 "scores the losing team's pips."
             ),
             players=(4,),
+            default_players=4,
             hand_size={4: 7},
             target={4: 200},
             rules={**_PARTNERS, "first_leader": "drawn"},
@@ -312,6 +319,7 @@ PRESETS: dict[str, Preset] = {
                 "goes to the team that led."
             ),
             players=(4,),
+            default_players=4,
             hand_size={4: 7},
             target={4: 250},
             rules={**_PARTNERS, "block_tie": "starting_team", "next_leader": "previous_winner"},
@@ -325,6 +333,7 @@ PRESETS: dict[str, Preset] = {
                 "150; matching tiles stack; a tied block goes to the lowest single tile."
             ),
             players=(4, 5, 6),
+            default_players=4,
             hand_size=_each((4, 5, 6), 7),
             target=_each((4, 5, 6), 150),
             rules=_TWO_BOX,
@@ -338,6 +347,7 @@ PRESETS: dict[str, Preset] = {
                 "double) from the player who made it."
             ),
             players=(4, 5, 6),
+            default_players=4,
             hand_size=_each((4, 5, 6), 7),
             target=_each((4, 5, 6), 150),
             rules={**_TWO_BOX, "steal": True},
@@ -358,10 +368,7 @@ def get_ruleset(key: str, *, players: int | None = None, overrides: dict | None 
             f"There is no rule set called {key!r}; choose from {', '.join(PRESETS)}.", "ruleset"
         )
     if players is None:
-        if len(preset.players) != 1:
-            sizes = ", ".join(str(size) for size in preset.players)
-            raise ScoringError(f"{preset.label} is played by {sizes}: say how many.", "players")
-        players = preset.players[0]
+        players = preset.default_players
     if players not in preset.players:
         sizes = ", ".join(str(size) for size in preset.players)
         raise ScoringError(
