@@ -58,6 +58,8 @@ def api_root(request, format=None):
     """List the API's top-level resources."""
     return Response(
         {
+            "games": reverse("game-list", request=request, format=format),
+            "rulesets": reverse("ruleset-list", request=request, format=format),
             "schema": reverse("schema", request=request, format=format),
             "docs": reverse("api-docs", request=request, format=format),
         }

@@ -9,6 +9,7 @@ from config.api import api_root
 
 api_v1 = [
     path("", api_root, name="api-root"),
+    path("", include("scoring.api.urls")),
 ]
 
 urlpatterns = [

@@ -1,0 +1,248 @@
+"""Serializers for games, hands and events: thin; the engine and services do the checking."""
+
+from rest_framework import serializers
+
+from accounts.models import Player
+from scoring.models import Game, Hand, ScoreEvent, Seat, Side
+from scoring.rulesets import PRESETS
+from scoring.selectors import ruleset_of
+
+
+class SeatSerializer(serializers.ModelSerializer):
+    side = serializers.CharField(source="side.name")
+    player = serializers.IntegerField(source="player_id", allow_null=True)
+
+    class Meta:
+        model = Seat
+        fields = ["name", "position", "display_name", "player", "side"]
+
+
+class SideSerializer(serializers.ModelSerializer):
+    seats = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Side
+        fields = ["name", "position", "total", "seats"]
+
+    def get_seats(self, side: Side) -> list[str]:
+        return side.name.split("+")
+
+
+class EventSerializer(serializers.ModelSerializer):
+    seat = serializers.CharField(source="seat.name")
+    side = serializers.CharField(source="side.name")
+    hand = serializers.IntegerField(source="hand_number")
+
+    class Meta:
+        model = ScoreEvent
+        fields = ["id", "hand", "seat", "side", "kind", "points", "note", "active", "created_at"]
+
+
+class HandSerializer(serializers.ModelSerializer):
+    recorded_by = serializers.CharField(source="recorded_by.username", default=None)
+    domino_by = serializers.SerializerMethodField()
+    leader = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Hand
+        fields = [
+            "number",
+            "version",
+            "ended",
+            "domino_by",
+            "leader",
+            "pips",
+            "tiles",
+            "lowest_tiles",
+            "awards",
+            "winners",
+            "voided",
+            "reason",
+            "recorded_by",
+            "recorded_at",
+        ]
+
+    def get_domino_by(self, hand: Hand) -> str | None:
+        return hand.domino_by or None
+
+    def get_leader(self, hand: Hand) -> str | None:
+        return hand.leader or None
+
+
+class GameSummarySerializer(serializers.ModelSerializer):
+    """A game as lists show it: who plays, the totals and the state."""
+
+    sides = SideSerializer(many=True, read_only=True)
+    winner = serializers.CharField(source="winner.name", default=None)
+    next_hand = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Game
+        fields = [
+            "id",
+            "label",
+            "ruleset_key",
+            "status",
+            "public",
+            "sides",
+            "winner",
+            "next_hand",
+            "revision",
+            "updated_at",
+        ]
+
+    def get_next_hand(self, game: Game) -> int | None:
+        return None if game.is_finished else game.hand_count + 1
+
+
+class GameSerializer(GameSummarySerializer):
+    """A game in full: rules in effect, seats, hands and in-play events."""
+
+    seats = SeatSerializer(many=True, read_only=True)
+    ruleset = serializers.SerializerMethodField()
+    next_leader = serializers.CharField(source="next_leader.name", default=None)
+    hands = serializers.SerializerMethodField()
+    events = serializers.SerializerMethodField()
+
+    class Meta(GameSummarySerializer.Meta):
+        fields = [
+            *GameSummarySerializer.Meta.fields,
+            "overrides",
+            "ruleset",
+            "seats",
+            "next_leader",
+            "hands",
+            "events",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+    def get_ruleset(self, game: Game) -> dict:
+        return game.ruleset or ruleset_of(game).to_dict()
+
+    def get_hands(self, game: Game) -> list[dict]:
+        hands = [hand for hand in game.hands.all() if hand.is_current]
+        return HandSerializer(sorted(hands, key=lambda hand: hand.number), many=True).data
+
+    def get_events(self, game: Game) -> list[dict]:
+        events = [event for event in game.events.all() if event.active]
+        return EventSerializer(events, many=True).data
+
+
+class GameCreateSerializer(serializers.Serializer):
+    ruleset = serializers.ChoiceField(choices=sorted(PRESETS))
+    overrides = serializers.DictField(required=False, default=dict)
+    seats = serializers.ListField(
+        child=serializers.JSONField(),
+        min_length=2,
+        max_length=6,
+        help_text="In the order of play: a player's id, or a name.",
+    )
+    label = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
+    public = serializers.BooleanField(required=False, default=True)
+
+    def validate_seats(self, seats: list) -> list:
+        ids = [seat for seat in seats if isinstance(seat, int) and not isinstance(seat, bool)]
+        players = Player.objects.in_bulk(ids)
+        resolved = []
+        for seat in seats:
+            if isinstance(seat, bool) or not isinstance(seat, int | str):
+                raise serializers.ValidationError("Each seat is a player's id or a name.")
+            if isinstance(seat, int):
+                if seat not in players:
+                    raise serializers.ValidationError(f"There is no player {seat}.")
+                resolved.append(players[seat])
+            else:
+                name = " ".join(seat.split())
+                if not name or len(name) > 120:
+                    raise serializers.ValidationError("A seat's name is 1 to 120 characters.")
+                resolved.append(name)
+        return resolved
+
+
+class InPlaySerializer(serializers.Serializer):
+    seat = serializers.CharField(max_length=1)
+    points = serializers.IntegerField()
+
+
+class HandInputSerializer(serializers.Serializer):
+    """What a referee sends for the end of a hand."""
+
+    number = serializers.IntegerField(min_value=1, max_value=10_000)
+    ended = serializers.ChoiceField(choices=Hand.Ended.choices)
+    domino_by = serializers.CharField(max_length=1, required=False, allow_null=True, default=None)
+    pips = serializers.JSONField(required=False, default=None)
+    tiles = serializers.JSONField(required=False, default=None)
+    leader = serializers.CharField(max_length=1, required=False, allow_null=True, default=None)
+    in_play = InPlaySerializer(many=True, required=False, default=list)
+    lowest_tiles = serializers.JSONField(required=False, default=None)
+
+    def validate(self, attrs: dict) -> dict:
+        if attrs["ended"] == "domino" and not attrs.get("domino_by"):
+            raise serializers.ValidationError({"domino_by": ["Say which seat went out."]})
+        if attrs["ended"] == "block" and attrs.get("domino_by"):
+            raise serializers.ValidationError({"domino_by": ["A blocked hand has nobody out."]})
+        if (attrs.get("pips") is None) == (attrs.get("tiles") is None):
+            raise serializers.ValidationError(
+                {"pips": ["Give the pips left in every hand, or the tiles (not both)."]}
+            )
+        return attrs
+
+
+class CorrectionSerializer(HandInputSerializer):
+    number = serializers.IntegerField(required=False, min_value=1)
+    reason = serializers.CharField(max_length=500)
+    expected_version = serializers.IntegerField(min_value=1)
+    in_play = InPlaySerializer(many=True, required=False, default=None, allow_null=True)
+
+
+class VoidSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500)
+
+
+class EventInputSerializer(serializers.Serializer):
+    hand = serializers.IntegerField(min_value=1)
+    seat = serializers.CharField(max_length=1)
+    kind = serializers.ChoiceField(
+        choices=[k for k in ScoreEvent.Kind.values if k != ScoreEvent.Kind.STOLEN]
+    )
+    points = serializers.IntegerField(required=False, allow_null=True, default=None)
+    double = serializers.BooleanField(required=False, default=False)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
+
+
+class ReasonSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500)
+
+
+class CalculatorSerializer(serializers.Serializer):
+    """A hand to score without a game: the hand's body plus the seats and overrides."""
+
+    ended = serializers.ChoiceField(choices=Hand.Ended.choices)
+    seats = serializers.ListField(
+        child=serializers.CharField(max_length=20), required=False, min_length=2, max_length=6
+    )
+    domino_by = serializers.CharField(max_length=20, required=False, allow_null=True, default=None)
+    pips = serializers.JSONField(required=False, default=None)
+    tiles = serializers.JSONField(required=False, default=None)
+    leader = serializers.CharField(max_length=20, required=False, allow_null=True, default=None)
+    lowest_tiles = serializers.JSONField(required=False, default=None)
+    overrides = serializers.DictField(required=False, default=dict)
+
+    def validate(self, attrs: dict) -> dict:
+        HandInputSerializer.validate(self, attrs)
+        if not attrs.get("seats"):
+            given = attrs.get("pips") if attrs.get("pips") is not None else attrs.get("tiles")
+            if not isinstance(given, dict) or not given:
+                raise serializers.ValidationError({"pips": ["Give the pips left per seat."]})
+            attrs["seats"] = list(given)
+        return attrs
+
+
+class HandResultSerializer(serializers.Serializer):
+    ended = serializers.CharField()
+    awards = serializers.DictField(child=serializers.IntegerField())
+    raw_awards = serializers.DictField(child=serializers.IntegerField())
+    winners = serializers.ListField(child=serializers.CharField())
+    pips = serializers.DictField(child=serializers.IntegerField())

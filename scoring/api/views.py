@@ -1,0 +1,474 @@
+"""The referee API: games, hands, corrections, events, and the rule-book calculator."""
+
+from django.db.models import Prefetch, Q
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import NotAuthenticated, PermissionDenied, ValidationError
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle
+from rest_framework.views import APIView
+
+from accounts.idempotency import HEADER, run_once
+from accounts.permissions import allowed
+from scoring import engine, services
+from scoring.api import serializers as s
+from scoring.models import Game, Hand, ScoreEvent, Seat, Side
+from scoring.rulesets import PRESETS, get_ruleset
+from scoring.services import GameConflict, SeatSpec
+
+IDEMPOTENCY = OpenApiParameter(
+    HEADER,
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="Repeat a write safely: the same key and body replay the first answer.",
+)
+
+HAND_EXAMPLES = [
+    OpenApiExample(
+        "A block (DCS)",
+        value={"number": 1, "ended": "block", "pips": {"A": 8, "B": 15, "C": 22, "D": 12}},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "A domino with in-play points (Cutthroat)",
+        value={
+            "number": 2,
+            "ended": "domino",
+            "domino_by": "A",
+            "pips": {"A": 0, "B": 13, "C": 9, "D": 5},
+            "leader": "B",
+            "in_play": [{"seat": "A", "points": 10}, {"seat": "C", "points": 15}],
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Tiles instead of pips",
+        value={
+            "number": 3,
+            "ended": "domino",
+            "domino_by": "B",
+            "tiles": {"A": [[6, 6], [1, 2]], "B": [], "C": [[0, 3]], "D": [[2, 2]]},
+        },
+        request_only=True,
+    ),
+]
+
+
+def games_visible_to(user):
+    """Games ``user`` may read: public ones, their own and the ones they referee."""
+    games = Game.objects.all()
+    if getattr(user, "is_superuser", False):
+        return games
+    if getattr(user, "is_authenticated", False):
+        return games.filter(Q(public=True) | Q(referees=user) | Q(created_by=user)).distinct()
+    return games.filter(public=True)
+
+
+def full_game(pk: int) -> Game:
+    """A game with everything its detail shows, in a fixed number of queries."""
+    return (
+        Game.objects.select_related("winner", "next_leader")
+        .prefetch_related(
+            Prefetch("sides", queryset=Side.objects.order_by("position")),
+            Prefetch("seats", queryset=Seat.objects.select_related("side").order_by("position")),
+            Prefetch(
+                "hands", queryset=Hand.objects.filter(is_current=True).select_related("recorded_by")
+            ),
+            Prefetch(
+                "events",
+                queryset=ScoreEvent.objects.filter(active=True).select_related("seat", "side"),
+            ),
+        )
+        .get(pk=pk)
+    )
+
+
+def game_state(game: Game) -> dict:
+    return s.GameSerializer(full_game(game.pk)).data
+
+
+def scoring_error(error: engine.ScoringError) -> ValidationError:
+    return ValidationError({error.field: [error.message]})
+
+
+def conflict(error: GameConflict) -> Response:
+    body = {"detail": error.message, "errors": {}}
+    if error.game is not None:
+        body["game"] = game_state(error.game)
+    if error.current is not None:
+        body["current"] = s.HandSerializer(error.current).data
+    return Response(body, status=status.HTTP_409_CONFLICT)
+
+
+class GameMixin:
+    """Find the game in the URL: 404 if the caller may not see it, 401/403 to write."""
+
+    def get_game(self, request, pk: int, *, action: str = "game.view") -> Game:
+        game = Game.objects.filter(pk=pk).first()
+        if game is None or not allowed(request.user, "game.view", game):
+            raise Http404
+        if action != "game.view":
+            if not request.user.is_authenticated:
+                raise NotAuthenticated()
+            if not allowed(request.user, action, game):
+                raise PermissionDenied("You are not a referee of this game.")
+        return game
+
+
+class GameListView(generics.GenericAPIView):
+    """List the games you may see, or open a new game (you become its referee)."""
+
+    serializer_class = s.GameSummarySerializer
+
+    def get_queryset(self):
+        games = (
+            games_visible_to(self.request.user)
+            .prefetch_related(Prefetch("sides", queryset=Side.objects.order_by("position")))
+            .select_related("winner")
+        )
+        wanted = self.request.query_params.get("status")
+        if wanted:
+            if wanted not in Game.Status.values:
+                raise ValidationError({"status": [f"Status is one of {', '.join(Game.Status)}."]})
+            games = games.filter(status=wanted)
+        return games.order_by("-updated_at", "-pk")
+
+    @extend_schema(
+        parameters=[OpenApiParameter("status", OpenApiTypes.STR, enum=Game.Status.values)],
+        responses=s.GameSummarySerializer(many=True),
+    )
+    def get(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(s.GameSummarySerializer(page, many=True).data)
+
+    @extend_schema(
+        request=s.GameCreateSerializer, responses={201: s.GameSerializer}, parameters=[IDEMPOTENCY]
+    )
+    def post(self, request):
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        return run_once(request, lambda: self._create(request))
+
+    def _create(self, request) -> Response:
+        body = s.GameCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        seats = [
+            seat if not isinstance(seat, str) else SeatSpec(display_name=seat)
+            for seat in data["seats"]
+        ]
+        try:
+            game = services.start_game(
+                ruleset_key=data["ruleset"],
+                seats=seats,
+                by=request.user,
+                overrides=data["overrides"],
+                label=data["label"],
+                public=data["public"],
+                referees=[request.user],
+            )
+        except engine.ScoringError as error:
+            field = "seats" if error.field == "players" else error.field
+            if field not in {"seats", "ruleset"}:
+                field = "overrides"
+            raise ValidationError({field: [error.message]}) from error
+        return Response(game_state(game), status=status.HTTP_201_CREATED)
+
+
+class GameDetailView(GameMixin, APIView):
+    """A game: sides, seats, totals, the rules in effect, hands and in-play events."""
+
+    @extend_schema(responses=s.GameSerializer)
+    def get(self, request, pk: int):
+        return Response(game_state(self.get_game(request, pk)))
+
+
+class HandListView(GameMixin, APIView):
+    """Record the end of the game's next hand."""
+
+    @extend_schema(
+        request=s.HandInputSerializer,
+        responses={201: OpenApiTypes.OBJECT},
+        examples=HAND_EXAMPLES,
+        parameters=[IDEMPOTENCY],
+    )
+    def post(self, request, pk: int):
+        game = self.get_game(request, pk, action="game.score")
+        return run_once(request, lambda: self._record(request, game))
+
+    def _record(self, request, game: Game) -> Response:
+        body = s.HandInputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            outcome = services.record_hand(
+                game,
+                by=request.user,
+                number=data["number"],
+                ended=data["ended"],
+                domino_by=data["domino_by"],
+                pips=data["pips"],
+                tiles=data["tiles"],
+                leader=data["leader"],
+                in_play=[dict(entry) for entry in data["in_play"]],
+                lowest_tiles=data["lowest_tiles"],
+            )
+        except engine.ScoringError as error:
+            raise scoring_error(error) from error
+        except GameConflict as error:
+            return conflict(error)
+        return Response(
+            {"hand": s.HandSerializer(outcome.hand).data, "game": game_state(outcome.game)},
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class HandDetailView(GameMixin, APIView):
+    """Correct a recorded hand (a new version), or void it."""
+
+    @extend_schema(
+        request=s.CorrectionSerializer,
+        responses={200: OpenApiTypes.OBJECT},
+        parameters=[IDEMPOTENCY],
+        examples=[
+            OpenApiExample(
+                "A recount",
+                value={
+                    "ended": "block",
+                    "pips": {"A": 8, "B": 15, "C": 20, "D": 12},
+                    "reason": "C's hand was recounted",
+                    "expected_version": 1,
+                },
+                request_only=True,
+            )
+        ],
+    )
+    def put(self, request, pk: int, number: int):
+        game = self.get_game(request, pk, action="game.score")
+        return run_once(request, lambda: self._correct(request, game, number))
+
+    def _correct(self, request, game: Game, number: int) -> Response:
+        body = s.CorrectionSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        in_play = data["in_play"]
+        try:
+            outcome = services.correct_hand(
+                game,
+                number,
+                by=request.user,
+                reason=data["reason"],
+                expected_version=data["expected_version"],
+                ended=data["ended"],
+                domino_by=data["domino_by"],
+                pips=data["pips"],
+                tiles=data["tiles"],
+                leader=data["leader"],
+                in_play=None if in_play is None else [dict(entry) for entry in in_play],
+                lowest_tiles=data["lowest_tiles"],
+            )
+        except engine.ScoringError as error:
+            raise scoring_error(error) from error
+        except GameConflict as error:
+            return conflict(error)
+        return Response(
+            {"hand": s.HandSerializer(outcome.hand).data, "game": game_state(outcome.game)}
+        )
+
+    @extend_schema(
+        request=s.VoidSerializer,
+        parameters=[
+            IDEMPOTENCY,
+            OpenApiParameter("reason", OpenApiTypes.STR, description="why the hand is void"),
+        ],
+        responses={200: OpenApiTypes.OBJECT},
+    )
+    def delete(self, request, pk: int, number: int):
+        game = self.get_game(request, pk, action="game.score")
+        return run_once(request, lambda: self._void(request, game, number))
+
+    def _void(self, request, game: Game, number: int) -> Response:
+        data = request.data if isinstance(request.data, dict) else {}
+        reason = data.get("reason") or request.query_params.get("reason", "")
+        body = s.VoidSerializer(data={"reason": reason})
+        body.is_valid(raise_exception=True)
+        try:
+            outcome = services.void_hand(
+                game, number, by=request.user, reason=body.validated_data["reason"]
+            )
+        except engine.ScoringError as error:
+            raise scoring_error(error) from error
+        except GameConflict as error:
+            return conflict(error)
+        return Response(
+            {"hand": s.HandSerializer(outcome.hand).data, "game": game_state(outcome.game)}
+        )
+
+
+class HandHistoryView(GameMixin, APIView):
+    """Every version of a hand: who recorded or changed it, when and why."""
+
+    @extend_schema(responses=s.HandSerializer(many=True))
+    def get(self, request, pk: int, number: int):
+        game = self.get_game(request, pk)
+        versions = Hand.objects.filter(game=game, number=number).select_related("recorded_by")
+        if not versions:
+            raise Http404
+        return Response(s.HandSerializer(versions.order_by("version"), many=True).data)
+
+
+class EventListView(GameMixin, APIView):
+    """Record in-play points, a steal, a penalty or a forced pass in the hand in progress."""
+
+    @extend_schema(
+        request=s.EventInputSerializer,
+        responses={201: OpenApiTypes.OBJECT},
+        parameters=[IDEMPOTENCY],
+        examples=[
+            OpenApiExample(
+                "Fifteen in play", value={"hand": 1, "seat": "A", "kind": "in_play", "points": 15}
+            ),
+            OpenApiExample(
+                "A steal with a double",
+                value={"hand": 1, "seat": "B", "kind": "steal", "points": 10, "double": True},
+            ),
+            OpenApiExample("A penalty", value={"hand": 1, "seat": "C", "kind": "penalty"}),
+        ],
+    )
+    def post(self, request, pk: int):
+        game = self.get_game(request, pk, action="game.score")
+        return run_once(request, lambda: self._add(request, game))
+
+    def _add(self, request, game: Game) -> Response:
+        body = s.EventInputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            events = services.add_score_event(game, by=request.user, **data)
+        except engine.ScoringError as error:
+            raise scoring_error(error) from error
+        except GameConflict as error:
+            return conflict(error)
+        created = ScoreEvent.objects.filter(pk__in=[e.pk for e in events]).select_related(
+            "seat", "side"
+        )
+        return Response(
+            {"events": s.EventSerializer(created, many=True).data, "game": game_state(game)},
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class EventDetailView(GameMixin, APIView):
+    """Undo an event of the hand in progress."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, parameters=[IDEMPOTENCY])
+    def delete(self, request, pk: int, event_id: int):
+        game = self.get_game(request, pk, action="game.score")
+        return run_once(request, lambda: self._undo(request, game, event_id))
+
+    def _undo(self, request, game: Game, event_id: int) -> Response:
+        try:
+            services.undo_event(game, event_id, by=request.user)
+        except engine.ScoringError as error:
+            if error.field == "event":
+                raise Http404 from error
+            raise scoring_error(error) from error
+        except GameConflict as error:
+            return conflict(error)
+        return Response({"game": game_state(game)})
+
+
+class ReopenView(GameMixin, APIView):
+    """Undo a finished game's result (organizers)."""
+
+    @extend_schema(request=s.ReasonSerializer, responses={200: s.GameSerializer})
+    def post(self, request, pk: int):
+        game = self.get_game(request, pk, action="game.manage")
+        return run_once(request, lambda: self._reopen(request, game))
+
+    def _reopen(self, request, game: Game) -> Response:
+        body = s.ReasonSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            services.reopen_game(game, by=request.user, reason=body.validated_data["reason"])
+        except engine.ScoringError as error:
+            raise scoring_error(error) from error
+        except GameConflict as error:
+            return conflict(error)
+        return Response(game_state(game))
+
+
+class RulesetListView(APIView):
+    """Every preset with every field, per table size: the rule book."""
+
+    permission_classes = [AllowAny]
+    throttle_classes = [AnonRateThrottle]
+
+    @extend_schema(operation_id="rulesets_list", responses=OpenApiTypes.OBJECT)
+    def get(self, request):
+        return Response([preset.to_dict() for preset in PRESETS.values()])
+
+
+class RulesetDetailView(APIView):
+    """One preset with every field, per table size."""
+
+    permission_classes = [AllowAny]
+    throttle_classes = [AnonRateThrottle]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request, key: str):
+        if key not in PRESETS:
+            raise Http404
+        return Response(PRESETS[key].to_dict())
+
+
+class CalculatorView(APIView):
+    """Score a hand under a rule set without a game: nothing is stored."""
+
+    permission_classes = [AllowAny]
+    throttle_classes = [AnonRateThrottle]
+
+    @extend_schema(
+        request=s.CalculatorSerializer,
+        responses=s.HandResultSerializer,
+        examples=[
+            OpenApiExample(
+                "DCS block",
+                value={"ended": "block", "pips": {"A": 8, "B": 15, "C": 22, "D": 12}},
+                request_only=True,
+            )
+        ],
+    )
+    def post(self, request, key: str):
+        if key not in PRESETS:
+            raise Http404
+        body = s.CalculatorSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            rules = get_ruleset(key, players=len(data["seats"]), overrides=data["overrides"])
+            result = engine.score_hand(
+                rules,
+                seats=data["seats"],
+                pips=data["pips"],
+                tiles=data["tiles"],
+                domino_by=data["domino_by"] if data["ended"] == "domino" else None,
+                leader=data["leader"],
+                lowest_tiles=data["lowest_tiles"],
+            )
+        except engine.ScoringError as error:
+            field = "seats" if error.field == "players" else error.field
+            raise ValidationError({field: [error.message]}) from error
+        return Response(
+            {
+                "ended": result.ended,
+                "awards": result.awards,
+                "raw_awards": result.raw_awards,
+                "winners": list(result.winners),
+                "pips": result.pips,
+            }
+        )
