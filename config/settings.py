@@ -167,6 +167,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "sweep-standings": {"task": "tournaments.tasks.sweep_standings", "schedule": 30.0},
+    "purge-idempotency-keys": {
+        "task": "accounts.tasks.purge_idempotency_keys",
+        "schedule": 3600.0,
+    },
 }
 
 REST_FRAMEWORK = {

@@ -121,3 +121,9 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     except subprocess.TimeoutExpired:
         worker.kill()
     log.close()
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Hash test passwords cheaply: the real hasher is slow on purpose."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
