@@ -110,6 +110,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         {"timeout": 20, "transaction_mode": "IMMEDIATE"}
     )
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Server-side parameters let psycopg prepare the statements a hand repeats.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "server_side_binding", env_bool("DB_SERVER_SIDE_BINDING", True)
+    )
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -28,14 +28,13 @@ class Game(models.Model):
     label = models.CharField(max_length=200, blank=True)
     public = models.BooleanField(default=True)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.SCHEDULED)
-    winner = models.ForeignKey(
-        "Side", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    totals = models.JSONField(default=dict, help_text="Running total per side name.")
+    winner = models.CharField(max_length=20, blank=True, help_text="The winning side's name.")
     hand_count = models.PositiveIntegerField(
         default=0, help_text="Hand numbers recorded so far; the next hand is hand_count + 1."
     )
-    next_leader = models.ForeignKey(
-        "Seat", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    next_leader = models.CharField(
+        max_length=1, blank=True, help_text="The seat that leads the next hand, where known."
     )
     revision = models.PositiveIntegerField(
         default=0, help_text="Bumped by every change; pollers compare it."
@@ -59,7 +58,7 @@ class Game(models.Model):
         ordering = ["-created_at", "-pk"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(status="finished") | Q(winner__isnull=True),
+                condition=Q(status="finished") | Q(winner=""),
                 name="game_only_finished_has_winner",
             ),
             models.CheckConstraint(
@@ -76,6 +75,9 @@ class Game(models.Model):
     def is_finished(self) -> bool:
         return self.status == self.Status.FINISHED
 
+    def total_of(self, side_name: str) -> int:
+        return self.totals.get(side_name, 0)
+
 
 class Side(models.Model):
     """A scoring unit: one player in Cutthroat, a team of two in Partners."""
@@ -83,7 +85,6 @@ class Side(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="sides")
     position = models.PositiveSmallIntegerField()
     name = models.CharField(max_length=20, help_text='The engine\'s side name: "A" or "A+C".')
-    total = models.IntegerField(default=0)
 
     class Meta:
         ordering = ["game", "position"]
@@ -94,6 +95,11 @@ class Side(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id}:{self.name}"
+
+    @property
+    def total(self) -> int:
+        """The side's running total (kept on the game row, written with every hand)."""
+        return self.game.total_of(self.name)
 
 
 class Seat(models.Model):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, Sum
+from django.db.models import Exists, F, OuterRef, Sum
 from django.utils import timezone
 
 from accounts.permissions import require
@@ -80,8 +80,10 @@ def create_game(
     # set does not allow before anything is written.
     ruleset = get_ruleset(ruleset_key, players=len(specs), overrides=overrides)
     seat_names = list(SEAT_NAMES[: len(specs)])
+    side_names = ["+".join(names) for names in _side_names(ruleset, seat_names)]
     with transaction.atomic():
         game = Game.objects.create(
+            totals=dict.fromkeys(side_names, 0),
             ruleset_key=ruleset_key,
             overrides=overrides,
             label=label,
@@ -89,8 +91,7 @@ def create_game(
             created_by=by if getattr(by, "pk", None) else None,
         )
         sides = Side.objects.bulk_create(
-            Side(game=game, position=index, name="+".join(names))
-            for index, names in enumerate(_side_names(ruleset, seat_names))
+            Side(game=game, position=index, name=name) for index, name in enumerate(side_names)
         )
         side_of = {name: side for side in sides for name in side.name.split("+")}
         Seat.objects.bulk_create(
@@ -151,10 +152,25 @@ def _start(game: Game, ruleset: RuleSet | None = None) -> RuleSet:
 # --- shared plumbing ---------------------------------------------------------------------
 
 
-def _lock(game: Game | int) -> Game:
-    """The game row, locked for the rest of the transaction."""
+def _lock(game: Game | int, *, by=None) -> Game:
+    """The game row, locked for the rest of the transaction.
+
+    With ``by``, the same query also answers whether that user referees the game, so the
+    permission check that follows costs no extra round trip.
+    """
     pk = game.pk if isinstance(game, Game) else game
-    return Game.objects.select_for_update().get(pk=pk)
+    games = Game.objects.select_for_update(of=("self",))
+    user_pk = getattr(by, "pk", None)
+    if user_pk is not None:
+        games = games.annotate(
+            caller_referees=Exists(
+                Game.referees.through.objects.filter(game_id=OuterRef("pk"), user_id=user_pk)
+            )
+        )
+    locked = games.get(pk=pk)
+    if user_pk is not None:
+        locked.referee_answer = (user_pk, locked.caller_referees)
+    return locked
 
 
 def _ruleset_of(game: Game) -> RuleSet:
@@ -163,14 +179,21 @@ def _ruleset_of(game: Game) -> RuleSet:
     return RuleSet.from_dict(game.ruleset)
 
 
-def _table(game: Game) -> tuple[list[Seat], dict[str, Seat], dict[str, Side]]:
+def _table(game: Game) -> tuple[list[Seat], dict[str, Seat]]:
+    """The game's seats in the order of play (with their sides), and by name."""
     seats = list(game.seats.select_related("side").order_by("position"))
-    return seats, {seat.name: seat for seat in seats}, {seat.side.name: seat.side for seat in seats}
+    return seats, {seat.name: seat for seat in seats}
 
 
-def _changed(game: Game, change: str) -> None:
-    """Bump the revision and announce the change once the transaction commits."""
-    Game.objects.filter(pk=game.pk).update(revision=F("revision") + 1)
+def _seat_names(ruleset: RuleSet) -> list[str]:
+    """Seat names in the order of play: A, B, C ... (fixed when the game was created)."""
+    return list(SEAT_NAMES[: ruleset.players])
+
+
+def _changed(game: Game, change: str, *, revision_saved: bool = False) -> None:
+    """Bump the revision (unless the caller saved it) and announce the change on commit."""
+    if not revision_saved:
+        Game.objects.filter(pk=game.pk).update(revision=F("revision") + 1)
     game_id = game.pk
     transaction.on_commit(lambda: game_changed.send(sender=Game, game_id=game_id, change=change))
 
@@ -178,8 +201,7 @@ def _changed(game: Game, change: str) -> None:
 def _require_playable(game: Game) -> None:
     if game.status == Game.Status.FINISHED:
         raise GameConflict(
-            f"This game is finished: {game.winner.name if game.winner else 'a side'} won. "
-            "An organizer can reopen it.",
+            f"This game is finished: {game.winner or 'nobody'} won. An organizer can reopen it.",
             game=game,
         )
 
@@ -278,26 +300,32 @@ def _pips_of(result: engine.HandResult, pips: dict | None, tiles: dict | None) -
     return {seat: sum(a + b for a, b in hand) for seat, hand in tiles.items()}
 
 
-def _decide(game: Game, ruleset: RuleSet, sides: dict[str, Side]) -> None:
-    """Set the game's status and winner from its sides' totals (RULES.md, winning)."""
-    outcome = engine.decide_game(ruleset, {name: side.total for name, side in sides.items()})
+def _decide(game: Game, ruleset: RuleSet) -> None:
+    """Set the game's status and winner from its totals (RULES.md, winning)."""
+    outcome = engine.decide_game(ruleset, game.totals)
     if outcome.finished:
         game.status = Game.Status.FINISHED
-        game.winner = sides[outcome.winner]
+        game.winner = outcome.winner or ""  # no winner: a drawn game (no play-on at a tie)
         game.finished_at = game.finished_at or timezone.now()
     else:
         game.status = Game.Status.IN_PROGRESS
-        game.winner = None
+        game.winner = ""
         game.finished_at = None
 
 
-def _leader_after(
-    ruleset: RuleSet, seat_names: list[str], leader: str | None, result, seats_by_name
-) -> Seat | None:
+def _leader_after(ruleset: RuleSet, seat_names: list[str], leader: str | None, result) -> str:
     if leader is None and ruleset.next_leader == "rotate":
-        return None  # without knowing who led this hand, nobody can say who is next
-    following = engine.next_leader(ruleset, seat_names, leader=leader, result=result)
-    return seats_by_name.get(following) if following else None
+        return ""  # without knowing who led this hand, nobody can say who is next
+    return engine.next_leader(ruleset, seat_names, leader=leader, result=result) or ""
+
+
+def _add_to_totals(game: Game, awards: dict[str, int], events: Iterable[ScoreEvent]) -> None:
+    totals = dict(game.totals)
+    for name, award in awards.items():
+        totals[name] = totals.get(name, 0) + award
+    for event in events:
+        totals[event.side.name] = totals.get(event.side.name, 0) + event.points
+    game.totals = totals
 
 
 # --- hands -------------------------------------------------------------------------------
@@ -319,7 +347,7 @@ def record_hand(
 ) -> HandOutcome:
     """Record how hand ``number`` ended, award it, update the totals and decide the game."""
     with transaction.atomic():
-        game = _lock(game)
+        game = _lock(game, by=by)
         require(by, "game.score", game)
         if idempotency_key:
             earlier = Hand.objects.filter(
@@ -327,10 +355,7 @@ def record_hand(
             ).first()
             if earlier is not None:
                 return HandOutcome(
-                    hand=earlier,
-                    game=game,
-                    next_leader=game.next_leader.name if game.next_leader_id else None,
-                    replayed=True,
+                    hand=earlier, game=game, next_leader=game.next_leader or None, replayed=True
                 )
         _require_playable(game)
         expected = game.hand_count + 1
@@ -341,10 +366,9 @@ def record_hand(
                 game=game,
             )
         ruleset = _ruleset_of(game)
-        seats, seats_by_name, sides = _table(game)
-        seat_names = [seat.name for seat in seats]
-        if leader is None and game.next_leader_id:
-            leader = next(seat.name for seat in seats if seat.pk == game.next_leader_id)
+        seat_names = _seat_names(ruleset)
+        if leader is None and game.next_leader:
+            leader = game.next_leader
         result = _score(
             ruleset,
             seat_names,
@@ -355,7 +379,10 @@ def record_hand(
             leader=leader,
             lowest_tiles=lowest_tiles,
         )
-        events = _in_play_events(game, ruleset, seats_by_name, number, in_play, by)
+        events = []
+        if in_play:
+            _, seats_by_name = _table(game)
+            events = _in_play_events(game, ruleset, seats_by_name, number, in_play, by)
         hand = Hand.objects.create(
             game=game,
             number=number,
@@ -370,29 +397,27 @@ def record_hand(
             idempotency_key=idempotency_key or "",
             recorded_by=_user(by),
         )
-        ScoreEvent.objects.bulk_create(events)
-        for name, side in sides.items():
-            side.total += result.awards.get(name, 0)
-        for event in events:
-            sides[event.side.name].total += event.points
-        Side.objects.bulk_update(sides.values(), ["total"])
+        if events:
+            ScoreEvent.objects.bulk_create(events)
+        _add_to_totals(game, result.awards, events)
         game.hand_count = number
-        game.next_leader = _leader_after(ruleset, seat_names, leader, result, seats_by_name)
-        _decide(game, ruleset, sides)
+        game.next_leader = _leader_after(ruleset, seat_names, leader, result)
+        game.revision += 1
+        _decide(game, ruleset)
         game.save(
             update_fields=[
+                "totals",
                 "hand_count",
                 "next_leader",
                 "status",
                 "winner",
                 "finished_at",
+                "revision",
                 "updated_at",
             ]
         )
-        _changed(game, "hand_recorded")
-    return HandOutcome(
-        hand=hand, game=game, next_leader=game.next_leader.name if game.next_leader else None
-    )
+        _changed(game, "hand_recorded", revision_saved=True)
+    return HandOutcome(hand=hand, game=game, next_leader=game.next_leader or None)
 
 
 def correct_hand(
@@ -426,8 +451,8 @@ def correct_hand(
                 current=current,
             )
         ruleset = _ruleset_of(game)
-        seats, seats_by_name, sides = _table(game)
-        seat_names = [seat.name for seat in seats]
+        _, seats_by_name = _table(game)
+        seat_names = _seat_names(ruleset)
         result = _score(
             ruleset,
             seat_names,
@@ -462,12 +487,10 @@ def correct_hand(
             ).update(active=False, removed_reason=f"replaced by correction v{hand.version}")
             ScoreEvent.objects.bulk_create(new_events)
         if hand_number == game.hand_count:
-            game.next_leader = _leader_after(ruleset, seat_names, leader, result, seats_by_name)
-        _recompute(game, ruleset, sides)
+            game.next_leader = _leader_after(ruleset, seat_names, leader, result)
+        _recompute(game, ruleset)
         _changed(game, "hand_corrected")
-    return HandOutcome(
-        hand=hand, game=game, next_leader=game.next_leader.name if game.next_leader else None
-    )
+    return HandOutcome(hand=hand, game=game, next_leader=game.next_leader or None)
 
 
 def void_hand(game: Game | int, hand_number: int, *, by, reason: str) -> HandOutcome:
@@ -482,7 +505,6 @@ def void_hand(game: Game | int, hand_number: int, *, by, reason: str) -> HandOut
         if current.voided:
             raise GameConflict(f"Hand {hand_number} is already void.", game=game, current=current)
         ruleset = _ruleset_of(game)
-        _, _, sides = _table(game)
         hand = _new_version(
             current,
             by=by,
@@ -494,11 +516,9 @@ def void_hand(game: Game | int, hand_number: int, *, by, reason: str) -> HandOut
         ScoreEvent.objects.filter(game=game, hand_number=hand_number, active=True).update(
             active=False, removed_reason=f"hand voided: {reason}"[:300]
         )
-        _recompute(game, ruleset, sides)
+        _recompute(game, ruleset)
         _changed(game, "hand_voided")
-    return HandOutcome(
-        hand=hand, game=game, next_leader=game.next_leader.name if game.next_leader else None
-    )
+    return HandOutcome(hand=hand, game=game, next_leader=game.next_leader or None)
 
 
 def _current_hand(game: Game, number: int) -> Hand:
@@ -532,25 +552,27 @@ def _new_version(current: Hand, *, by, reason: str, **changes) -> Hand:
     )
 
 
-def _recompute(game: Game, ruleset: RuleSet, sides: dict[str, Side]) -> None:
+def _recompute(game: Game, ruleset: RuleSet) -> None:
     """Set every side's total from the current hands and active events, then decide."""
-    for side in sides.values():
-        side.total = 0
+    sides = engine.side_names(ruleset, _seat_names(ruleset))
+    totals = dict.fromkeys(sides, 0)
     for hand_awards in Hand.objects.filter(game=game, is_current=True).values_list(
         "awards", flat=True
     ):
         for name, award in hand_awards.items():
-            sides[name].total += award
+            totals[name] += award
     by_side = (
         ScoreEvent.objects.filter(game=game, active=True)
         .values("side__name")
         .annotate(points=Sum("points"))
     )
     for row in by_side:
-        sides[row["side__name"]].total += row["points"]
-    Side.objects.bulk_update(sides.values(), ["total"])
-    _decide(game, ruleset, sides)
-    game.save(update_fields=["status", "winner", "finished_at", "next_leader", "updated_at"])
+        totals[row["side__name"]] += row["points"]
+    game.totals = totals
+    _decide(game, ruleset)
+    game.save(
+        update_fields=["totals", "status", "winner", "finished_at", "next_leader", "updated_at"]
+    )
 
 
 # --- score events ------------------------------------------------------------------------
@@ -578,7 +600,7 @@ def add_score_event(
                 game=game,
             )
         ruleset = _ruleset_of(game)
-        seats, seats_by_name, sides = _table(game)
+        seats, seats_by_name = _table(game)
         actor = _seat(seats_by_name, seat, field="seat")
         common = {"game": game, "hand_number": hand, "note": note[:300], "created_by": _user(by)}
         if kind == ScoreEvent.Kind.IN_PLAY:
@@ -619,12 +641,10 @@ def add_score_event(
         if len(created) == 2:
             ScoreEvent.objects.filter(pk=created[1].pk).update(pair=created[0])
             ScoreEvent.objects.filter(pk=created[0].pk).update(pair=created[1])
-        for event in created:
-            sides[event.side.name].total += event.points
-        Side.objects.bulk_update(sides.values(), ["total"])
+        _add_to_totals(game, {}, created)
         if ruleset.win_check == "immediate":
-            _decide(game, ruleset, sides)
-            game.save(update_fields=["status", "winner", "finished_at", "updated_at"])
+            _decide(game, ruleset)
+        game.save(update_fields=["totals", "status", "winner", "finished_at", "updated_at"])
         _changed(game, "event_added")
     return created
 
@@ -644,12 +664,11 @@ def undo_event(game: Game | int, event_id: int, *, by, reason: str = "undone") -
                 game=game,
             )
         ruleset = _ruleset_of(game)
-        _, _, sides = _table(game)
         ids = [event.pk] + ([event.pair_id] if event.pair_id else [])
         ScoreEvent.objects.filter(pk__in=ids).update(
             active=False, removed_reason=(reason or "undone")[:300]
         )
-        _recompute(game, ruleset, sides)
+        _recompute(game, ruleset)
         _changed(game, "event_undone")
     event.refresh_from_db()
     return event
@@ -669,7 +688,7 @@ def reopen_game(game: Game | int, *, by, reason: str) -> Game:
         if game.status != Game.Status.FINISHED:
             raise GameConflict("Only a finished game can be reopened.", game=game)
         game.status = Game.Status.IN_PROGRESS
-        game.winner = None
+        game.winner = ""
         game.finished_at = None
         game.save(update_fields=["status", "winner", "finished_at", "updated_at"])
         _changed(game, "game_reopened")

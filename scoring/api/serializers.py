@@ -73,7 +73,7 @@ class GameSummarySerializer(serializers.ModelSerializer):
     """A game as lists show it: who plays, the totals and the state."""
 
     sides = SideSerializer(many=True, read_only=True)
-    winner = serializers.CharField(source="winner.name", default=None)
+    winner = serializers.SerializerMethodField()
     next_hand = serializers.SerializerMethodField()
 
     class Meta:
@@ -94,13 +94,16 @@ class GameSummarySerializer(serializers.ModelSerializer):
     def get_next_hand(self, game: Game) -> int | None:
         return None if game.is_finished else game.hand_count + 1
 
+    def get_winner(self, game: Game) -> str | None:
+        return game.winner or None
+
 
 class GameSerializer(GameSummarySerializer):
     """A game in full: rules in effect, seats, hands and in-play events."""
 
     seats = SeatSerializer(many=True, read_only=True)
     ruleset = serializers.SerializerMethodField()
-    next_leader = serializers.CharField(source="next_leader.name", default=None)
+    next_leader = serializers.SerializerMethodField()
     hands = serializers.SerializerMethodField()
     events = serializers.SerializerMethodField()
 
@@ -117,6 +120,9 @@ class GameSerializer(GameSummarySerializer):
             "started_at",
             "finished_at",
         ]
+
+    def get_next_leader(self, game: Game) -> str | None:
+        return game.next_leader or None
 
     def get_ruleset(self, game: Game) -> dict:
         return game.ruleset or ruleset_of(game).to_dict()

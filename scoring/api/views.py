@@ -1,5 +1,6 @@
 """The referee API: games, hands, corrections, events, and the rule-book calculator."""
 
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db.models import Prefetch, Q
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -70,21 +71,17 @@ def games_visible_to(user):
 
 def full_game(pk: int) -> Game:
     """A game with everything its detail shows, in a fixed number of queries."""
-    return (
-        Game.objects.select_related("winner", "next_leader")
-        .prefetch_related(
-            Prefetch("sides", queryset=Side.objects.order_by("position")),
-            Prefetch("seats", queryset=Seat.objects.select_related("side").order_by("position")),
-            Prefetch(
-                "hands", queryset=Hand.objects.filter(is_current=True).select_related("recorded_by")
-            ),
-            Prefetch(
-                "events",
-                queryset=ScoreEvent.objects.filter(active=True).select_related("seat", "side"),
-            ),
-        )
-        .get(pk=pk)
-    )
+    return Game.objects.prefetch_related(
+        Prefetch("sides", queryset=Side.objects.order_by("position")),
+        Prefetch("seats", queryset=Seat.objects.select_related("side").order_by("position")),
+        Prefetch(
+            "hands", queryset=Hand.objects.filter(is_current=True).select_related("recorded_by")
+        ),
+        Prefetch(
+            "events",
+            queryset=ScoreEvent.objects.filter(active=True).select_related("seat", "side"),
+        ),
+    ).get(pk=pk)
 
 
 def game_state(game: Game) -> dict:
@@ -125,10 +122,8 @@ class GameListView(generics.GenericAPIView):
     serializer_class = s.GameSummarySerializer
 
     def get_queryset(self):
-        games = (
-            games_visible_to(self.request.user)
-            .prefetch_related(Prefetch("sides", queryset=Side.objects.order_by("position")))
-            .select_related("winner")
+        games = games_visible_to(self.request.user).prefetch_related(
+            Prefetch("sides", queryset=Side.objects.order_by("position"))
         )
         wanted = self.request.query_params.get("status")
         if wanted:
@@ -187,6 +182,43 @@ class GameDetailView(GameMixin, APIView):
         return Response(game_state(self.get_game(request, pk)))
 
 
+def hand_payload(hand: Hand) -> dict:
+    """A recorded hand as the table needs it back, without a serializer's overhead."""
+    return {
+        "number": hand.number,
+        "version": hand.version,
+        "ended": hand.ended,
+        "domino_by": hand.domino_by or None,
+        "leader": hand.leader or None,
+        "pips": hand.pips,
+        "awards": hand.awards,
+        "winners": hand.winners,
+        "voided": hand.voided,
+        "reason": hand.reason,
+    }
+
+
+def totals_payload(game: Game, sides) -> dict:
+    """The game's new totals and state after a hand."""
+    return {
+        "id": game.pk,
+        "status": game.status,
+        "winner": game.winner or None,
+        "next_hand": None if game.is_finished else game.hand_count + 1,
+        "next_leader": game.next_leader or None,
+        "revision": game.revision,
+        "sides": [
+            {
+                "name": side.name,
+                "position": side.position,
+                "total": game.total_of(side.name),
+                "seats": side.name.split("+"),
+            }
+            for side in sides
+        ],
+    }
+
+
 class HandListView(GameMixin, APIView):
     """Record the end of the game's next hand."""
 
@@ -197,16 +229,18 @@ class HandListView(GameMixin, APIView):
         parameters=[IDEMPOTENCY],
     )
     def post(self, request, pk: int):
-        game = self.get_game(request, pk, action="game.score")
-        return run_once(request, lambda: self._record(request, game))
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        return run_once(request, lambda: self._record(request, pk))
 
-    def _record(self, request, game: Game) -> Response:
+    def _record(self, request, pk: int) -> Response:
         body = s.HandInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
         try:
+            # The service locks the game and checks that the caller referees it.
             outcome = services.record_hand(
-                game,
+                pk,
                 by=request.user,
                 number=data["number"],
                 ended=data["ended"],
@@ -217,12 +251,21 @@ class HandListView(GameMixin, APIView):
                 in_play=[dict(entry) for entry in data["in_play"]],
                 lowest_tiles=data["lowest_tiles"],
             )
+        except Game.DoesNotExist as error:
+            raise Http404 from error
+        except DjangoPermissionDenied as error:
+            self.get_game(request, pk)  # 404 where the caller may not even see the game
+            raise PermissionDenied("You are not a referee of this game.") from error
         except engine.ScoringError as error:
             raise scoring_error(error) from error
         except GameConflict as error:
             return conflict(error)
+        sides = [
+            Side(game=outcome.game, position=position, name=name)
+            for position, name in enumerate(outcome.game.totals)
+        ]
         return Response(
-            {"hand": s.HandSerializer(outcome.hand).data, "game": game_state(outcome.game)},
+            {"hand": hand_payload(outcome.hand), "game": totals_payload(outcome.game, sides)},
             status=status.HTTP_201_CREATED,
         )
 

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from scoring.engine import score_hand
-from scoring.models import Hand, Side
+from scoring.models import Hand
 from scoring.rulesets import RuleSet
 from tests.factories import UserFactory, start_game
 
@@ -123,7 +123,8 @@ def test_valid_hands_are_stored_and_totals_equal_the_engine(hands):
             expected[side] += award
         for entry in body["in_play"]:
             expected[entry["seat"]] += entry["points"]
-    assert dict(Side.objects.filter(game=game).values_list("name", "total")) == expected
+    game.refresh_from_db()
+    assert game.totals == expected
     assert Hand.objects.filter(game=game).count() == len(hands)
 
 
@@ -147,4 +148,4 @@ def test_invalid_hands_are_400_and_change_nothing(body):
     game.refresh_from_db()
     assert game.hand_count == 0
     assert not Hand.objects.filter(game=game).exists()
-    assert set(Side.objects.filter(game=game).values_list("total", flat=True)) == {0}
+    assert set(game.totals.values()) == {0}
