@@ -1,0 +1,114 @@
+"""What every pairing engine takes and returns: plain dataclasses, no database.
+
+An engine gets entrant stubs with their history (whom they met, the seats they sat,
+their byes and score) and returns tables plus flags that explain every unusual decision.
+The same input and seed always give the same output.
+"""
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class PairingError(ValueError):
+    """Options or entrants an engine cannot pair, in an organizer's words."""
+
+
+@dataclass(frozen=True)
+class EntrantStub:
+    """An entrant as an engine sees it: identity, seed and history."""
+
+    id: int
+    seed: int
+    score: float = 0.0
+    met: Mapping[int, int] = field(default_factory=dict)
+    seats: tuple[int, ...] = ()
+    byes: int = 0
+    short_tables: int = 0
+    withdrawn: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of a round: entrant ids in seat order; a bye seats one entrant alone."""
+
+    entrants: tuple[int, ...]
+    bye: bool = False
+    slot: str = ""
+    pool: int | None = None
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Why the engine did something unusual: a bye, a pull-up, a repeat meeting."""
+
+    code: str
+    message: str
+    entrants: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class PairingResult:
+    """A round's tables and the flags that explain them."""
+
+    tables: tuple[Table, ...]
+    flags: tuple[Flag, ...] = ()
+
+
+class Engine(Protocol):
+    """The interface of every engine in the registry."""
+
+    key: str
+
+    def validate_settings(self, settings: Mapping[str, Any], *, table_size: int) -> None: ...
+
+    def pair(
+        self,
+        entrants: Sequence[EntrantStub],
+        *,
+        round_number: int,
+        table_size: int,
+        settings: Mapping[str, Any],
+        seed: int,
+        results: Mapping[str, Sequence[int]] | None = None,
+    ) -> PairingResult: ...
+
+
+def table_sizes(count: int, table_size: int) -> list[int]:
+    """Sizes of the tables seating ``count`` players: full tables, short ones fill the gap.
+
+    Tables of ``table_size - 1`` fill the gap, as few as possible; raises where that is
+    impossible (five players at tables of four).
+    """
+    if count < 2:
+        raise PairingError("A round needs at least two entrants.")
+    if table_size == 2:
+        return [2] * (count // 2)
+    tables = -(-count // table_size)
+    short = tables * table_size - count
+    if short > tables:
+        raise PairingError(
+            f"{count} players cannot sit at tables of {table_size} and {table_size - 1}."
+        )
+    return [table_size] * (tables - short) + [table_size - 1] * short
+
+
+def check_positive_int(settings: Mapping[str, Any], name: str, *, required: bool = False) -> None:
+    value = settings.get(name)
+    if value is None:
+        if required:
+            raise PairingError(f"Say how many {name.replace('_', ' ')}.")
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise PairingError(f"{name.replace('_', ' ').capitalize()} must be a whole number from 1.")
+
+
+def ordered(entrants: Sequence[EntrantStub]) -> list[EntrantStub]:
+    """Entrants in seed order (ids break equal seeds), the order every engine starts from."""
+    return sorted(entrants, key=lambda e: (e.seed, e.id))
+
+
+def rng_for(seed: int, *parts: Any) -> random.Random:
+    """A random source fixed by the seed and the round, so a round can be redrawn exactly."""
+    return random.Random(f"{seed}:" + ":".join(str(part) for part in parts))

@@ -1,0 +1,434 @@
+"""Round robins at tables of three or four: the whole schedule of R rounds at once.
+
+Objectives, in order: as few repeat meetings as possible (zero wherever a zero-repeat
+schedule exists and is reached); nobody sits at a short table twice before everyone has
+once; balanced seat positions. Where the field is a square of a prime power and the
+table size its root, the affine plane AG(2, q) gives a perfect schedule (16 players in
+tables of 4: five rounds, every pair meets exactly once). Everything else starts from a
+greedy schedule and is improved by a tabu search over swaps of two players in one round,
+the method of the social-golfer literature. Budgets are counted in moves, never seconds,
+so the same input and seed give the same schedule on any machine.
+
+``schedule(n, rounds, table_size, seed)`` is the plain entry point for tools and
+outside checks; ``plan`` also returns flags, and ``replan`` schedules the remaining
+rounds around meetings already played (a withdrawal or a late entry).
+"""
+
+import itertools
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tournaments.pairing.base import PairingError, table_sizes
+
+# --- finite fields and affine planes ------------------------------------------------------
+
+# GF(4) = {0, 1, a, a+1} with a^2 = a + 1, elements coded 0..3 (bit i = coefficient of a^i).
+_GF4_MUL = [
+    [0, 0, 0, 0],
+    [0, 1, 2, 3],
+    [0, 2, 3, 1],
+    [0, 3, 1, 2],
+]
+
+
+def _field(q: int) -> tuple[list[list[int]], list[list[int]]] | None:
+    """Addition and multiplication tables of GF(q) for the orders used here, else None."""
+    if q == 4:
+        add = [[a ^ b for b in range(4)] for a in range(4)]
+        return add, _GF4_MUL
+    if q in (2, 3, 5, 7):
+        add = [[(a + b) % q for b in range(q)] for a in range(q)]
+        mul = [[(a * b) % q for b in range(q)] for a in range(q)]
+        return add, mul
+    return None
+
+
+def affine_plane(q: int) -> list[list[tuple[int, ...]]] | None:
+    """The q + 1 parallel classes of AG(2, q): each a round of q tables of q players."""
+    tables = _field(q)
+    if tables is None:
+        return None
+    add, mul = tables
+
+    def point(x: int, y: int) -> int:
+        return x * q + y
+
+    classes = []
+    for slope in range(q):
+        classes.append(
+            [tuple(sorted(point(x, add[mul[slope][x]][b]) for x in range(q))) for b in range(q)]
+        )
+    classes.append([tuple(point(c, y) for y in range(q)) for c in range(q)])
+    return classes
+
+
+# --- schedules ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """A schedule (rounds of tables of player indices) and the flags that explain it."""
+
+    rounds: list[list[tuple[int, ...]]]
+    repeats: int
+    flags: list[str] = field(default_factory=list)
+
+
+def _pair_key(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a < b else (b, a)
+
+
+def count_repeats(rounds: Iterable[Iterable[Sequence[int]]], met=None) -> int:
+    """Repeat meetings: a pair meeting k times (history included) counts k - 1."""
+    seen: dict[tuple[int, int], int] = dict(met or {})
+    repeats = 0
+    for tables in rounds:
+        for table in tables:
+            for a, b in itertools.combinations(table, 2):
+                key = _pair_key(a, b)
+                if seen.get(key, 0):
+                    repeats += 1
+                seen[key] = seen.get(key, 0) + 1
+    return repeats
+
+
+class _Search:
+    """Greedy construction and tabu improvement of a schedule over ``players``."""
+
+    def __init__(
+        self,
+        players: Sequence[int],
+        rounds: int,
+        table_size: int,
+        rng: random.Random,
+        met: Mapping[tuple[int, int], int],
+        short_counts: Mapping[int, int],
+    ):
+        self.players = list(players)
+        self.index = {player: i for i, player in enumerate(self.players)}
+        self.n = len(self.players)
+        self.rounds = rounds
+        self.sizes = table_sizes(self.n, table_size)
+        self.rng = rng
+        n = self.n
+        self.history = [[0] * n for _ in range(n)]
+        for (a, b), count in met.items():
+            if a in self.index and b in self.index:
+                i, j = self.index[a], self.index[b]
+                self.history[i][j] = self.history[j][i] = count
+        self.meet = [row[:] for row in self.history]
+        self.short = [short_counts.get(player, 0) for player in self.players]
+        self.initial_short = list(self.short)
+
+    # Round construction ---------------------------------------------------------------
+
+    def greedy_round(self) -> list[list[int]]:
+        """One round: short seats to those who sat short least, then fewest meetings."""
+        full_size = self.sizes[0]
+        tables: list[list[int]] = [[] for _ in self.sizes]
+        short_ids = [t for t, size in enumerate(self.sizes) if size < full_size]
+        short_seats = sum(self.sizes[t] for t in short_ids)
+        by_need = sorted(range(self.n), key=lambda i: (self.short[i], self.rng.random()))
+        sitting_short = set(by_need[:short_seats])
+        order = list(range(self.n))
+        self.rng.shuffle(order)
+        for i in order:
+            allowed = (
+                short_ids
+                if i in sitting_short
+                else [t for t in range(len(self.sizes)) if t not in short_ids]
+            )
+            best, best_cost = None, None
+            for t in allowed:
+                if len(tables[t]) >= self.sizes[t]:
+                    continue
+                cost = sum(self.meet[i][j] for j in tables[t])
+                if best_cost is None or cost < best_cost:
+                    best, best_cost = t, cost
+                    if cost == 0:
+                        break
+            tables[best].append(i)
+        for t in short_ids:
+            for i in tables[t]:
+                self.short[i] += 1
+        return tables
+
+    def _apply(self, tables: list[list[int]], sign: int) -> None:
+        for table in tables:
+            for a, b in itertools.combinations(table, 2):
+                self.meet[a][b] += sign
+                self.meet[b][a] += sign
+
+    def _cost(self) -> int:
+        total = 0
+        for i in range(self.n):
+            row, base = self.meet[i], self.history[i]
+            for j in range(i + 1, self.n):
+                # Repeats made by the planned rounds (history's own repeats are sunk).
+                extra = row[j] - base[j]
+                if extra:
+                    total += extra if base[j] else extra - 1
+        return total
+
+    # Tabu search ----------------------------------------------------------------------------
+
+    def improve(self, schedule: list[list[list[int]]], budget: int) -> int:
+        """Swap players within rounds to remove repeat meetings; returns the repeats left.
+
+        Each move swaps a player who repeats a meeting with a player of another table of
+        the same round, the best swap over that whole neighbourhood; a swapped pair may
+        not swap back for a few moves unless that reaches a new best (tabu with
+        aspiration). After a long stall a few random swaps shake the schedule.
+        """
+        current = self._cost()
+        best = current
+        best_schedule = [[table[:] for table in tables] for tables in schedule]
+        tabu: dict[tuple[int, int, int], int] = {}
+        stall = 0
+        self.evaluations = 0
+        floor = self.floor(schedule)
+        improved_at = 0
+        patience = 4_000 + 400 * self.n
+        for step in range(budget):
+            if current <= floor or self.evaluations > EVALUATION_BUDGET:
+                break
+            if step - improved_at > patience:
+                break  # long without a new best: the repeats left are likely unavoidable
+            move = self._best_move(schedule, tabu, step, current, best)
+            if move is None or stall > 60 + self.n:
+                for _ in range(2 + self.n // 16):
+                    self._perturb(schedule)
+                current = self._cost()
+                self.evaluations += self.n * self.n // 2
+                stall = 0
+                continue
+            r, t1, p1, t2, p2, delta = move
+            a, b = schedule[r][t1][p1], schedule[r][t2][p2]
+            self._swap(schedule[r], t1, p1, t2, p2)
+            current += delta
+            tabu[(r, min(a, b), max(a, b))] = step + 4 + self.rng.randrange(8)
+            if current < best:
+                best, stall, improved_at = current, 0, step
+                best_schedule = [[table[:] for table in tables] for tables in schedule]
+            else:
+                stall += 1
+        if best < current:
+            self._load(schedule, best_schedule)
+        return best
+
+    def _fair_with_swap(self, schedule, r: int, a: int, b: int) -> bool:
+        """Whether short tables stay fair in every round if ``a`` and ``b`` swap in round r."""
+        full = self.sizes[0]
+        counts = list(self.initial_short)
+        self.evaluations += len(schedule) * self.n // 8
+        for number, tables in enumerate(schedule):
+            for table in tables:
+                if len(table) < full:
+                    for p in table:
+                        if number == r and p in (a, b):
+                            p = b if p == a else a
+                        counts[p] += 1
+            if max(counts) - min(counts) > 1:
+                return False
+        return True
+
+    def floor(self, schedule) -> int:
+        """A lower bound on repeats: meetings a player has beyond the n - 1 others."""
+        meetings = [0] * self.n
+        for tables in schedule:
+            for table in tables:
+                for p in table:
+                    meetings[p] += len(table) - 1
+        return sum(max(0, m - (self.n - 1)) for m in meetings) // 2
+
+    def _load(self, schedule, source) -> None:
+        for tables in schedule:
+            self._apply(tables, -1)
+        schedule[:] = [[table[:] for table in tables] for tables in source]
+        for tables in schedule:
+            self._apply(tables, +1)
+
+    def _swap(self, tables, t1, p1, t2, p2) -> None:
+        a, b = tables[t1][p1], tables[t2][p2]
+        for x in tables[t1]:
+            if x != a:
+                self.meet[a][x] -= 1
+                self.meet[x][a] -= 1
+                self.meet[b][x] += 1
+                self.meet[x][b] += 1
+        for x in tables[t2]:
+            if x != b:
+                self.meet[b][x] -= 1
+                self.meet[x][b] -= 1
+                self.meet[a][x] += 1
+                self.meet[x][a] += 1
+        tables[t1][p1], tables[t2][p2] = b, a
+
+    def _gain(self, p: int, leaving: Sequence[int], joining: Sequence[int], skip: int) -> int:
+        """Change in repeats when ``p`` leaves one table for another (``skip`` swaps back)."""
+        meet, hist = self.meet[p], self.history[p]
+        delta = 0
+        for x in leaving:
+            if x != p and meet[x] - hist[x] >= 1 and meet[x] >= 2:
+                delta -= 1
+        for x in joining:
+            if x != skip and meet[x] >= 1:
+                delta += 1
+        return delta
+
+    def _best_move(self, schedule, tabu, step, current, best):
+        meet, history = self.meet, self.history
+        chosen, chosen_delta, ties = None, None, 0
+        for r, tables in enumerate(schedule):
+            for t1, table in enumerate(tables):
+                for p1, a in enumerate(table):
+                    self.evaluations += 1
+                    row, base = meet[a], history[a]
+                    if not any(row[x] >= 2 and row[x] > base[x] for x in table if x != a):
+                        continue
+                    for t2, other in enumerate(tables):
+                        if t2 == t1:
+                            continue
+                        crosses = len(other) != len(table)
+                        for p2, b in enumerate(other):
+                            self.evaluations += 1
+                            if crosses and not self._fair_with_swap(schedule, r, a, b):
+                                continue  # nobody sits short twice before all have once
+                            delta = self._gain(a, table, other, b) + self._gain(b, other, table, a)
+                            if chosen_delta is not None and delta > chosen_delta:
+                                continue
+                            key = (r, min(a, b), max(a, b))
+                            if tabu.get(key, -1) > step and current + delta >= best:
+                                continue
+                            if chosen_delta is None or delta < chosen_delta:
+                                chosen, chosen_delta, ties = (r, t1, p1, t2, p2, delta), delta, 1
+                            else:
+                                ties += 1
+                                if self.rng.randrange(ties) == 0:
+                                    chosen = (r, t1, p1, t2, p2, delta)
+        return chosen
+
+    def _perturb(self, schedule) -> None:
+        r = self.rng.randrange(len(schedule))
+        tables = schedule[r]
+        if len(tables) < 2:
+            return
+        t1, t2 = self.rng.sample(range(len(tables)), 2)
+        p1, p2 = self.rng.randrange(len(tables[t1])), self.rng.randrange(len(tables[t2]))
+        if len(tables[t1]) != len(tables[t2]) and not self._fair_with_swap(
+            schedule, r, tables[t1][p1], tables[t2][p2]
+        ):
+            return
+        self._swap(tables, t1, p1, t2, p2)
+
+    # Seats ----------------------------------------------------------------------------------
+
+    def seat(self, schedule, seat_counts: Mapping[int, Sequence[int]]) -> list[list[tuple]]:
+        """Order each table's seats so that everyone's seat positions stay balanced."""
+        width = max(self.sizes)
+        counts = [list(seat_counts.get(p, ())) + [0] * width for p in self.players]
+        counts = [row[:width] for row in counts]
+        seated = []
+        for tables in schedule:
+            round_tables = []
+            for table in tables:
+                if len(table) <= 5:
+                    best = min(
+                        itertools.permutations(table),
+                        key=lambda order: (
+                            sum(counts[p][pos] for pos, p in enumerate(order)),
+                            order,
+                        ),
+                    )
+                else:
+                    best = tuple(sorted(table, key=lambda p: counts[p][0]))
+                for pos, p in enumerate(best):
+                    counts[p][pos] += 1
+                round_tables.append(tuple(self.players[p] for p in best))
+            seated.append(round_tables)
+        return seated
+
+
+# Work is counted in swaps evaluated, never in seconds, so that the same input gives the
+# same schedule on any machine; this many keep one schedule to a few seconds here.
+EVALUATION_BUDGET = 6_000_000
+
+
+def _budget(n: int, rounds: int) -> int:
+    return max(500, min(20_000, 400_000 // max(1, n)))
+
+
+def plan(
+    n_players: int,
+    rounds: int,
+    table_size: int = 4,
+    seed: int = 0,
+) -> Plan:
+    """Schedule ``rounds`` rounds for players ``0 … n_players - 1``, with flags."""
+    return replan(list(range(n_players)), rounds, table_size=table_size, seed=seed)
+
+
+def replan(
+    players: Sequence[int],
+    rounds: int,
+    *,
+    table_size: int = 4,
+    seed: int = 0,
+    met: Mapping[tuple[int, int], int] | None = None,
+    seat_counts: Mapping[int, Sequence[int]] | None = None,
+    short_counts: Mapping[int, int] | None = None,
+) -> Plan:
+    """Schedule the remaining rounds for ``players`` around meetings already played."""
+    if table_size not in (3, 4, 5, 6):
+        raise PairingError("Table round robins seat three to six at a table.")
+    if rounds < 1:
+        raise PairingError("Plan at least one round.")
+    players = list(players)
+    if len(set(players)) != len(players):
+        raise PairingError("A player is listed twice.")
+    met = {_pair_key(a, b): count for (a, b), count in (met or {}).items() if count}
+    n = len(players)
+    rng = random.Random(f"table-round-robin:{n}:{rounds}:{table_size}:{seed}")
+    flags: list[str] = []
+    exact = None
+    q = table_size
+    if not met and n == q * q and rounds <= q + 1:
+        exact = affine_plane(q)
+    search = _Search(players, rounds, table_size, rng, met, short_counts or {})
+    if exact is not None:
+        order = list(range(n))
+        rng.shuffle(order)  # relabel so that seeds do not always sit together
+        schedule = [[[order[p] for p in table] for table in exact[r]] for r in range(rounds)]
+        for tables in schedule:
+            search._apply(tables, +1)
+    else:
+        schedule = []
+        for _ in range(rounds):
+            tables = search.greedy_round()
+            search._apply(tables, +1)
+            schedule.append(tables)
+        search.improve(schedule, _budget(n, rounds))
+    seated = search.seat(schedule, seat_counts or {})
+    repeats = count_repeats(seated, met)
+    if repeats:
+        floor = _repeat_floor(n, rounds, table_size)
+        kind = "unavoidable" if repeats <= floor else "not avoided by the search"
+        flags.append(f"repeat meeting: {kind} ({repeats} pair meetings repeat)")
+    if len(set(search.sizes)) > 1:
+        short = sum(1 for size in search.sizes if size < search.sizes[0])
+        flags.append(f"short tables: {short} of {len(search.sizes)} each round")
+    return Plan(rounds=seated, repeats=repeats, flags=flags)
+
+
+def _repeat_floor(n: int, rounds: int, table_size: int) -> int:
+    """A lower bound on repeats: each round a player meets table_size - 1 others."""
+    per_player = rounds * (table_size - 1) - (n - 1)
+    return max(0, per_player * n // 2)
+
+
+def schedule(
+    n_players: int, rounds: int, table_size: int = 4, seed: int = 0
+) -> list[list[tuple[int, ...]]]:
+    """The rounds only: each a list of tables, each a tuple of player indices."""
+    return plan(n_players, rounds, table_size=table_size, seed=seed).rounds
