@@ -5,4 +5,4 @@ class TournamentsConfig(AppConfig):
     name = "tournaments"
 
     def ready(self) -> None:
-        from tournaments import permissions  # noqa: F401 - registers the tournament rules
+        from tournaments import permissions, receivers  # noqa: F401 - registers rules, receivers

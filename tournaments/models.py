@@ -77,6 +77,11 @@ class Tournament(models.Model):
         return self.name
 
     @property
+    def sides_per_table(self) -> int:
+        """Entrants at a table: two teams in Partners, else one per player."""
+        return 2 if self.is_teams else self.table_size
+
+    @property
     def is_teams(self) -> bool:
         from scoring.rulesets import get_ruleset
 

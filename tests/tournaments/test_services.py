@@ -1,0 +1,243 @@
+"""Running a tournament through the services: entrants, stages, rounds, brackets."""
+
+import random
+
+import pytest
+from django.core.exceptions import PermissionDenied
+
+from scoring.models import Game
+from scoring.services import record_hand
+from tests.factories import UserFactory
+from tournaments.models import Match, MatchSeat, Round, Staff, Stage
+from tournaments.services import (
+    BulkRegistrationError,
+    TournamentConflict,
+    TournamentError,
+    add_stage,
+    advance_bracket,
+    assign_referee,
+    check_in,
+    create_tournament,
+    finish_stage,
+    generate_round,
+    publish_round,
+    register_entrant,
+    register_entrants,
+    set_seed,
+    swap_seats,
+    withdraw,
+)
+
+pytestmark = pytest.mark.django_db
+
+NAMES = [f"Player {i:02d}" for i in range(1, 19)]
+
+
+@pytest.fixture
+def organizer():
+    return UserFactory(username="organizer")
+
+
+def cutthroat(organizer, players=18, **kwargs):
+    tournament = create_tournament(
+        by=organizer, name="Copa Capicú", ruleset_key="cutthroat", table_size=4, **kwargs
+    )
+    register_entrants(tournament, by=organizer, text="\n".join(NAMES[:players]))
+    return tournament
+
+
+def play_out(game: Game, referee, rng: random.Random) -> None:
+    """Play a game to its end with legal random blocks."""
+    game.refresh_from_db()
+    names = [seat.name for seat in game.seats.order_by("position")]
+    number = game.hand_count
+    while game.status != Game.Status.FINISHED:
+        number += 1
+        pips = {name: rng.randint(0, 30) for name in names}
+        winner = rng.choice(names)
+        pips[winner] = 0
+        record_hand(game, by=referee, number=number, ended="domino", domino_by=winner, pips=pips)
+        game.refresh_from_db()
+
+
+def test_creator_is_organizer_and_tiebreaks_are_checked(organizer):
+    tournament = create_tournament(by=organizer, name="Liga", ruleset_key="partners")
+    assert Staff.objects.filter(tournament=tournament, user=organizer, role="organizer").exists()
+    assert tournament.slug == "liga"
+    assert tournament.table_size == 4
+    with pytest.raises(TournamentError) as error:
+        create_tournament(by=organizer, name="X", ruleset_key="dcs", tiebreak_order=["luck"])
+    assert error.value.field == "tiebreak_order"
+
+
+def test_bulk_registration_is_all_or_nothing(organizer):
+    tournament = create_tournament(by=organizer, name="Pareja", ruleset_key="partners")
+    with pytest.raises(BulkRegistrationError) as error:
+        register_entrants(tournament, by=organizer, text="Ana & Beto\nCruz\nAna & Beto")
+    assert [p.line for p in error.value.problems] == [2, 3]
+    assert not tournament.entrants.exists()
+    made = register_entrants(tournament, by=organizer, text="Ana & Beto\nCruz & Dalia")
+    assert [e.name for e in made] == ["Ana & Beto", "Cruz & Dalia"]
+    assert made[0].partner.display_name == "Beto"
+
+
+def test_register_check_in_withdraw_and_seed(organizer):
+    tournament = create_tournament(by=organizer, name="Solo", ruleset_key="dcs")
+    ana = register_entrant(tournament, by=organizer, name="Ana")
+    beto = register_entrant(tournament, by=organizer, name="Beto")
+    with pytest.raises(TournamentError):
+        register_entrant(tournament, by=organizer, name="ana")
+    assert check_in(ana, by=organizer).checked_in
+    beto = set_seed(beto, by=organizer, seed=1)
+    ana.refresh_from_db()
+    assert (ana.seed, beto.seed) == (2, 1)
+    assert withdraw(ana, by=organizer).withdrawn
+    with pytest.raises(TournamentConflict):
+        withdraw(ana, by=organizer)
+
+
+def test_only_organizers_manage(organizer):
+    tournament = cutthroat(organizer)
+    with pytest.raises(PermissionDenied):
+        register_entrant(tournament, by=UserFactory(), name="Intruso")
+
+
+def test_eighteen_players_five_rounds_of_four_and_three(organizer):
+    tournament = cutthroat(organizer)
+    stage = add_stage(
+        tournament, by=organizer, name="Round robin", format="round_robin", settings={"rounds": 5}
+    )
+    referee = UserFactory()
+    rng = random.Random(4)
+    met: dict[int, set] = {}
+    for number in range(1, 6):
+        round_ = generate_round(stage, by=organizer)
+        assert round_.number == number
+        with pytest.raises(TournamentConflict):
+            generate_round(stage, by=organizer)  # twice is refused
+        publish_round(round_, by=organizer)
+        matches = list(round_.matches.all())
+        assert sorted(m.seats.count() for m in matches) == [3, 3, 4, 4, 4]
+        for match in matches:
+            assign_referee(match, referee, by=organizer)
+            ids = set(match.seats.values_list("entrant_id", flat=True))
+            for entrant in ids:
+                met.setdefault(entrant, set()).update(ids - {entrant})
+            play_out(match.game, referee, rng)
+    assert all(len(others) >= 12 for others in met.values())
+    assert Game.objects.filter(status="finished").count() == 25
+    with pytest.raises(TournamentConflict):
+        generate_round(stage, by=organizer)
+
+
+def test_referee_assignment_makes_them_a_referee_of_the_game(organizer):
+    tournament = cutthroat(organizer, players=8)
+    stage = add_stage(
+        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 1}
+    )
+    round_ = generate_round(stage, by=organizer)
+    match = round_.matches.first()
+    referee = UserFactory()
+    assign_referee(match, referee, by=organizer)
+    assert match.game.referees.filter(pk=referee.pk).exists()
+    assert Staff.objects.filter(tournament=tournament, user=referee, role="referee").exists()
+
+
+def test_swap_seats_before_play(organizer):
+    tournament = cutthroat(organizer, players=8)
+    stage = add_stage(
+        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 1}
+    )
+    round_ = generate_round(stage, by=organizer)
+    one, two = round_.matches.order_by("table_number")
+    a = one.seats.first().entrant
+    b = two.seats.first().entrant
+    swap_seats(round_, a, b, by=organizer)
+    assert MatchSeat.objects.get(round=round_, entrant=a).match_id == two.pk
+    seat_names = list(two.game.seats.order_by("position").values_list("display_name", flat=True))
+    assert a.player.display_name in seat_names
+    referee = UserFactory()
+    assign_referee(one, referee, by=organizer)
+    record_hand(
+        one.game, by=referee, number=1, ended="block", pips={"A": 1, "B": 2, "C": 3, "D": 4}
+    )
+    with pytest.raises(TournamentConflict):
+        swap_seats(round_, a, b, by=organizer)
+
+
+def test_partners_round_robin_of_eight_teams(organizer):
+    tournament = create_tournament(by=organizer, name="Parejas", ruleset_key="partners")
+    register_entrants(tournament, by=organizer, text="\n".join(f"A{i} & B{i}" for i in range(8)))
+    stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
+    referee = UserFactory()
+    rng = random.Random(1)
+    pairs = set()
+    for _ in range(7):
+        round_ = generate_round(stage, by=organizer)
+        publish_round(round_, by=organizer)
+        for match in round_.matches.all():
+            ids = tuple(sorted(match.seats.values_list("entrant_id", flat=True)))
+            pairs.add(ids)
+            assign_referee(match, referee, by=organizer)
+            names = list(
+                match.game.seats.order_by("position").values_list("display_name", flat=True)
+            )
+            first, second = [s.entrant for s in match.seats.order_by("position")]
+            assert names == [
+                first.player.display_name,
+                second.player.display_name,
+                first.partner.display_name,
+                second.partner.display_name,
+            ]
+            play_out(match.game, referee, rng)
+    assert len(pairs) == 28
+
+
+def test_a_bracket_of_sixteen_advances_itself_to_a_champion(organizer):
+    tournament = create_tournament(
+        by=organizer, name="Llave", ruleset_key="cutthroat", table_size=2
+    )
+    register_entrants(tournament, by=organizer, text="\n".join(NAMES[:16]))
+    stage = add_stage(tournament, by=organizer, name="Bracket", format="single_elimination")
+    referee = UserFactory()
+    rng = random.Random(2)
+    first = generate_round(stage, by=organizer)
+    publish_round(first, by=organizer)
+    assert first.matches.count() == 8
+    for number in range(1, 5):
+        round_ = Round.objects.get(stage=stage, number=number)
+        for match in round_.matches.all():
+            assign_referee(match, referee, by=organizer)
+            play_out(match.game, referee, rng)
+            advance_bracket(match)
+    final = Match.objects.get(round__stage=stage, slot="R4-1")
+    assert final.game.status == "finished"
+    assert Round.objects.filter(stage=stage).count() == 4
+
+
+def test_finish_stage_seeds_the_next_from_the_standings(organizer):
+    tournament = cutthroat(organizer, players=8)
+    first = add_stage(
+        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 2}
+    )
+    bracket = add_stage(
+        tournament, by=organizer, name="Final", format="single_elimination", settings={"advance": 2}
+    )
+    referee = UserFactory()
+    rng = random.Random(3)
+    for _ in range(2):
+        round_ = generate_round(first, by=organizer)
+        publish_round(round_, by=organizer)
+        for match in round_.matches.all():
+            assign_referee(match, referee, by=organizer)
+            play_out(match.game, referee, rng)
+    with pytest.raises(TournamentConflict):
+        generate_round(bracket, by=organizer)  # the earlier stage is still open
+    following = finish_stage(first, by=organizer, top=4)
+    assert following == bracket
+    bracket.refresh_from_db()
+    assert bracket.entrants.count() == 4
+    assert len(bracket.settings["seeding"]) == 4
+    final = generate_round(bracket, by=organizer)
+    assert final.matches.count() == 1
+    assert first.__class__.objects.get(pk=first.pk).status == Stage.Status.FINISHED

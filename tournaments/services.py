@@ -1,0 +1,849 @@
+"""Every write an organizer makes to a tournament: one function per action, one transaction.
+
+Games are created and scored through ``scoring.services``; this module seats entrants
+at tables, pairs rounds and moves bracket winners on.
+"""
+
+from collections.abc import Sequence
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.text import slugify
+
+from accounts.models import Player
+from accounts.permissions import require
+from scoring.engine import ScoringError
+from scoring.rulesets import PRESETS, get_ruleset
+from tournaments.entries import EntryLine, LineProblem, read_entries
+from tournaments.models import (
+    DEFAULT_TIEBREAK_ORDER,
+    Entrant,
+    Match,
+    MatchSeat,
+    Round,
+    Staff,
+    Stage,
+    Tournament,
+)
+from tournaments.pairing.base import EntrantStub
+
+
+class TournamentError(Exception):
+    """An organizer's request that cannot be carried out, with the field at fault."""
+
+    def __init__(self, message: str, field: str = "non_field_errors"):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class TournamentConflict(TournamentError):
+    """The tournament's state forbids this now (round already generated, started ...)."""
+
+
+class BulkRegistrationError(TournamentError):
+    """A pasted list had bad or duplicate lines; nothing was registered."""
+
+    def __init__(self, problems: list[LineProblem]):
+        super().__init__(
+            f"{len(problems)} line(s) need fixing; nothing was registered.", "entrants"
+        )
+        self.problems = problems
+
+
+# --- tournaments and staff -------------------------------------------------------------
+
+
+STATUS_ORDER = [choice for choice, _ in Tournament.Status.choices]
+
+
+def _unique_slug(name: str) -> str:
+    base = slugify(name)[:70] or "tournament"
+    slug, n = base, 2
+    while Tournament.objects.filter(slug=slug).exists():
+        slug, n = f"{base}-{n}", n + 1
+    return slug
+
+
+def _table_size_for(ruleset_key: str, table_size: int | None, overrides: dict) -> int:
+    preset = PRESETS.get(ruleset_key)
+    if preset is None:
+        raise TournamentError(f"There is no rule set called {ruleset_key!r}.", "ruleset_key")
+    if table_size is None:
+        table_size = preset.default_players
+    try:
+        get_ruleset(ruleset_key, players=table_size, overrides=overrides)
+    except ScoringError as error:
+        field = "table_size" if getattr(error, "field", "") in {"players", "seats"} else "overrides"
+        raise TournamentError(str(error), field) from error
+    return table_size
+
+
+def _check_tiebreaks(order: Sequence[str]) -> list[str]:
+    from tournaments.standings import METRICS
+
+    unknown = [key for key in order if key not in METRICS]
+    if unknown:
+        known = ", ".join(METRICS)
+        raise TournamentError(
+            f"Unknown tiebreaker {', '.join(unknown)}; choose from {known}.", "tiebreak_order"
+        )
+    if len(set(order)) != len(order):
+        raise TournamentError("A tiebreaker is listed twice.", "tiebreak_order")
+    return list(order)
+
+
+def create_tournament(
+    *,
+    by,
+    name: str,
+    ruleset_key: str,
+    slug: str = "",
+    overrides: dict | None = None,
+    table_size: int | None = None,
+    public: bool = True,
+    time_zone: str = "UTC",
+    tiebreak_order: Sequence[str] | None = None,
+    placement_points: dict | None = None,
+    bye_policy: str = Tournament.ByePolicy.WIN_AVERAGE,
+    include_live: bool = False,
+) -> Tournament:
+    """Create a tournament from a preset; its creator becomes its organizer."""
+    require(by, "tournament.create")
+    name = " ".join((name or "").split())
+    if not name:
+        raise TournamentError("Give the tournament a name.", "name")
+    overrides = dict(overrides or {})
+    table_size = _table_size_for(ruleset_key, table_size, overrides)
+    order = _check_tiebreaks(tiebreak_order or DEFAULT_TIEBREAK_ORDER)
+    _check_time_zone(time_zone)
+    with transaction.atomic():
+        if slug and Tournament.objects.filter(slug=slug).exists():
+            raise TournamentError(f"The address {slug!r} is taken.", "slug")
+        tournament = Tournament.objects.create(
+            name=name,
+            slug=slug or _unique_slug(name),
+            ruleset_key=ruleset_key,
+            overrides=overrides,
+            table_size=table_size,
+            public=public,
+            time_zone=time_zone,
+            tiebreak_order=order,
+            placement_points=placement_points or {},
+            bye_policy=bye_policy,
+            include_live=include_live,
+            created_by=by,
+        )
+        Staff.objects.create(tournament=tournament, user=by, role=Staff.Role.ORGANIZER)
+    return tournament
+
+
+def _check_time_zone(time_zone: str) -> None:
+    import zoneinfo
+
+    try:
+        zoneinfo.ZoneInfo(time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError) as error:
+        raise TournamentError(f"Unknown time zone {time_zone!r}.", "time_zone") from error
+
+
+def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
+    """Change a tournament's settings; rules and table size are fixed once play begins."""
+    allowed = {
+        "name",
+        "public",
+        "time_zone",
+        "tiebreak_order",
+        "placement_points",
+        "bye_policy",
+        "include_live",
+        "ruleset_key",
+        "overrides",
+        "table_size",
+        "status",
+    }
+    unknown = set(changes) - allowed
+    if unknown:
+        raise TournamentError(f"Cannot change {', '.join(sorted(unknown))}.", sorted(unknown)[0])
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        require(by, "tournament.manage", tournament)
+        rules_change = {"ruleset_key", "overrides", "table_size"} & set(changes)
+        if rules_change and Round.objects.filter(stage__tournament=tournament).exists():
+            raise TournamentConflict(
+                "The rules cannot change once a round has been generated.",
+                sorted(rules_change)[0],
+            )
+        if "status" in changes:
+            _check_status_move(tournament, changes["status"])
+        if "tiebreak_order" in changes:
+            changes["tiebreak_order"] = _check_tiebreaks(changes["tiebreak_order"])
+        if "time_zone" in changes:
+            _check_time_zone(changes["time_zone"])
+        if rules_change:
+            key = changes.get("ruleset_key", tournament.ruleset_key)
+            overrides = changes.get("overrides", tournament.overrides)
+            changes["table_size"] = _table_size_for(
+                key, changes.get("table_size", tournament.table_size), overrides
+            )
+        for field, value in changes.items():
+            setattr(tournament, field, value)
+        tournament.save()
+        if "public" in changes:
+            from scoring.models import Game
+
+            Game.objects.filter(match__round__stage__tournament=tournament).update(
+                public=tournament.public
+            )
+    return tournament
+
+
+def _check_status_move(tournament: Tournament, status: str) -> None:
+    if status not in STATUS_ORDER:
+        raise TournamentError(f"Unknown status {status!r}.", "status")
+    if STATUS_ORDER.index(status) < STATUS_ORDER.index(tournament.status) and not (
+        tournament.status == Tournament.Status.REGISTRATION and status == Tournament.Status.DRAFT
+    ):
+        raise TournamentConflict(
+            f"A tournament cannot go back from {tournament.status} to {status}.", "status"
+        )
+
+
+def add_staff(tournament: Tournament, user, *, by, role: str) -> Staff:
+    """Give ``user`` a role (organizer or referee) in the tournament."""
+    if role not in Staff.Role.values:
+        raise TournamentError("A role is organizer or referee.", "role")
+    with transaction.atomic():
+        require(by, "tournament.manage", tournament)
+        staff, _ = Staff.objects.get_or_create(tournament=tournament, user=user, role=role)
+    return staff
+
+
+def remove_staff(tournament: Tournament, user, *, by, role: str) -> None:
+    """Take a role away; the last organizer stays."""
+    with transaction.atomic():
+        require(by, "tournament.manage", tournament)
+        if (
+            role == Staff.Role.ORGANIZER
+            and Staff.objects.filter(tournament=tournament, role=role).count() == 1
+        ):
+            raise TournamentConflict("A tournament keeps at least one organizer.", "role")
+        Staff.objects.filter(tournament=tournament, user=user, role=role).delete()
+
+
+# --- entrants ----------------------------------------------------------------------------
+
+
+def _player(name: str) -> Player:
+    return Player.objects.create(display_name=name)
+
+
+def _next_seed(tournament: Tournament) -> int:
+    return (Entrant.objects.filter(tournament=tournament).aggregate(m=Max("seed"))["m"] or 0) + 1
+
+
+def _lock_tournament(tournament: Tournament) -> Tournament:
+    return Tournament.objects.select_for_update().get(pk=tournament.pk)
+
+
+def register_entrant(
+    tournament: Tournament,
+    *,
+    by,
+    name: str = "",
+    partner_name: str = "",
+    player: Player | None = None,
+    partner: Player | None = None,
+    seed: int | None = None,
+) -> Entrant:
+    """Enter a player (or, for Partners, a team of two) in the tournament."""
+    with transaction.atomic():
+        tournament = _lock_tournament(tournament)
+        require(by, "tournament.manage", tournament)
+        _check_open(tournament)
+        player = player or (_player_named(name, "name"))
+        teams = tournament.is_teams
+        if teams:
+            partner = partner or (_player_named(partner_name, "partner_name"))
+            if partner.pk == player.pk:
+                raise TournamentError("A team needs two different players.", "partner_name")
+            label = f"{player.display_name} & {partner.display_name}"
+        else:
+            if partner is not None or partner_name:
+                raise TournamentError("Players enter alone in this tournament.", "partner_name")
+            label = player.display_name
+        if Entrant.objects.filter(tournament=tournament, name__iexact=label).exists():
+            raise TournamentError(f"{label} is already registered.", "name")
+        if seed is not None and Entrant.objects.filter(tournament=tournament, seed=seed).exists():
+            raise TournamentError(f"Seed {seed} is taken.", "seed")
+        return Entrant.objects.create(
+            tournament=tournament,
+            name=label,
+            player=player,
+            partner=partner if teams else None,
+            seed=seed or _next_seed(tournament),
+        )
+
+
+def _player_named(name: str, field: str) -> Player:
+    name = " ".join((name or "").split())
+    if not name:
+        raise TournamentError("Give the player's name.", field)
+    return _player(name)
+
+
+def _check_open(tournament: Tournament) -> None:
+    if tournament.status == Tournament.Status.FINISHED:
+        raise TournamentConflict("This tournament is finished.", "tournament")
+
+
+def register_entrants(tournament: Tournament, *, by, text: str) -> list[Entrant]:
+    """Register a pasted list (one entrant a line, ``A & B`` for a team), all or nothing."""
+    with transaction.atomic():
+        tournament = _lock_tournament(tournament)
+        require(by, "tournament.manage", tournament)
+        _check_open(tournament)
+        taken = set(Entrant.objects.filter(tournament=tournament).values_list("name", flat=True))
+        entries, problems = read_entries(text, teams=tournament.is_teams, taken=taken)
+        if problems:
+            raise BulkRegistrationError(problems)
+        if not entries:
+            raise TournamentError("The list has no names.", "entrants")
+        return _create_entrants(tournament, entries)
+
+
+def preview_entrants(tournament: Tournament, text: str) -> tuple[list[EntryLine], list]:
+    """What ``register_entrants`` would register, and every problem, without saving."""
+    taken = set(Entrant.objects.filter(tournament=tournament).values_list("name", flat=True))
+    return read_entries(text, teams=tournament.is_teams, taken=taken)
+
+
+def _create_entrants(tournament: Tournament, entries: list[EntryLine]) -> list[Entrant]:
+    players = Player.objects.bulk_create(
+        Player(display_name=name) for entry in entries for name in entry.names
+    )
+    seed = _next_seed(tournament)
+    made, index = [], 0
+    for offset, entry in enumerate(entries):
+        own = players[index : index + len(entry.names)]
+        index += len(entry.names)
+        made.append(
+            Entrant(
+                tournament=tournament,
+                name=entry.label,
+                player=own[0],
+                partner=own[1] if len(own) > 1 else None,
+                seed=seed + offset,
+            )
+        )
+    return Entrant.objects.bulk_create(made)
+
+
+def check_in(entrant: Entrant, *, by, checked_in: bool = True) -> Entrant:
+    """Mark an entrant present (or not) at the venue."""
+    with transaction.atomic():
+        entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
+        require(by, "tournament.manage", entrant.tournament)
+        entrant.checked_in = checked_in
+        entrant.save(update_fields=["checked_in"])
+    return entrant
+
+
+def withdraw(entrant: Entrant, *, by) -> Entrant:
+    """Withdraw an entrant: later rounds skip them; games already played stay."""
+    with transaction.atomic():
+        entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
+        require(by, "tournament.manage", entrant.tournament)
+        if entrant.withdrawn:
+            raise TournamentConflict(f"{entrant.name} has already withdrawn.", "entrant")
+        entrant.withdrawn = True
+        entrant.withdrawn_at = timezone.now()
+        entrant.save(update_fields=["withdrawn", "withdrawn_at"])
+    return entrant
+
+
+def set_seed(entrant: Entrant, *, by, seed: int) -> Entrant:
+    """Give an entrant a seed; an entrant holding it swaps to the old one."""
+    if not isinstance(seed, int) or seed < 1:
+        raise TournamentError("A seed is a whole number from 1.", "seed")
+    with transaction.atomic():
+        entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
+        tournament = entrant.tournament
+        require(by, "tournament.manage", tournament)
+        holder = Entrant.objects.filter(tournament=tournament, seed=seed).exclude(pk=entrant.pk)
+        holder = holder.select_for_update().first()
+        old = entrant.seed
+        if holder is not None:
+            parking = _next_seed(tournament)
+            Entrant.objects.filter(pk=holder.pk).update(seed=parking)
+        entrant.seed = seed
+        entrant.save(update_fields=["seed"])
+        if holder is not None:
+            Entrant.objects.filter(pk=holder.pk).update(seed=old)
+    return entrant
+
+
+# --- stages -------------------------------------------------------------------------------
+
+
+def add_stage(
+    tournament: Tournament, *, by, name: str, format: str, settings: dict | None = None
+) -> Stage:
+    """Add the next stage (a round robin, Swiss, bracket or pools) to the tournament."""
+    from tournaments.pairing import get_engine
+
+    if format not in Stage.Format.values:
+        formats = ", ".join(Stage.Format.values)
+        raise TournamentError(f"Unknown format {format!r}; choose from {formats}.", "format")
+    settings = dict(settings or {})
+    engine = get_engine(format)
+    try:
+        engine.validate_settings(settings, table_size=tournament.sides_per_table)
+    except ValueError as error:
+        raise TournamentError(str(error), "settings") from error
+    with transaction.atomic():
+        tournament = _lock_tournament(tournament)
+        require(by, "tournament.manage", tournament)
+        order = (tournament.stages.aggregate(m=Max("order"))["m"] or 0) + 1
+        try:
+            return Stage.objects.create(
+                tournament=tournament,
+                order=order,
+                name=" ".join((name or "").split()) or Stage.Format(format).label,
+                format=format,
+                settings=settings,
+            )
+        except IntegrityError as error:  # pragma: no cover - guarded by the lock
+            raise TournamentConflict("Another stage was added at the same time.") from error
+
+
+def assign_referee(match: Match, referee, *, by) -> Match:
+    """Make ``referee`` the referee of a table: staff of the event and a referee of its game."""
+    with transaction.atomic():
+        match = (
+            Match.objects.select_for_update()
+            .select_related("round__stage__tournament")
+            .get(pk=match.pk)
+        )
+        tournament = match.round.stage.tournament
+        require(by, "tournament.manage", tournament)
+        if match.bye:
+            raise TournamentError("A bye has no table to referee.", "match")
+        Staff.objects.get_or_create(tournament=tournament, user=referee, role=Staff.Role.REFEREE)
+        previous = match.referee
+        match.referee = referee
+        match.save(update_fields=["referee"])
+        if match.game_id:
+            game = match.game
+            if previous is not None and previous != referee:
+                game.referees.remove(previous)
+            game.referees.add(referee)
+    return match
+
+
+# --- rounds -------------------------------------------------------------------------------
+
+
+def _stage_entrants(stage: Stage) -> list[Entrant]:
+    members = list(stage.entrants.all())
+    if members:
+        return members
+    return list(stage.tournament.entrants.all())
+
+
+def _history(stage: Stage, entrants: list[Entrant]) -> list[EntrantStub]:
+    """Entrant stubs with whom each met, the seats sat, byes, short tables and wins."""
+    from tournaments.pairing.base import EntrantStub
+
+    met: dict[int, dict[int, int]] = {e.pk: {} for e in entrants}
+    seats: dict[int, list[int]] = {e.pk: [] for e in entrants}
+    byes: dict[int, int] = dict.fromkeys(met, 0)
+    short: dict[int, int] = dict.fromkeys(met, 0)
+    score: dict[int, float] = dict.fromkeys(met, 0.0)
+    tables: dict[int, list] = {}
+    rows = MatchSeat.objects.filter(round__stage=stage).values(
+        "match_id",
+        "entrant_id",
+        "position",
+        "match__bye",
+        "match__game__winner",
+        "match__game__status",
+    )
+    for row in rows:
+        tables.setdefault(row["match_id"], []).append(row)
+    full = stage.tournament.sides_per_table
+    for seated in tables.values():
+        ids = [row["entrant_id"] for row in seated]
+        for row in seated:
+            me = row["entrant_id"]
+            if me not in met:
+                continue
+            if row["match__bye"]:
+                byes[me] += 1
+                score[me] += 1
+                continue
+            seats[me].append(row["position"])
+            if len(seated) < full:
+                short[me] += 1
+            for other in ids:
+                if other != me:
+                    met[me][other] = met[me].get(other, 0) + 1
+            side = "+".join(
+                "ABCDEF"[i]
+                for i in (
+                    (row["position"], row["position"] + 2)
+                    if stage.tournament.is_teams
+                    else (row["position"],)
+                )
+            )
+            if row["match__game__status"] == "finished" and row["match__game__winner"] == side:
+                score[me] += 1
+    seeding = {
+        entrant_id: place
+        for place, entrant_id in enumerate(stage.settings.get("seeding", []), start=1)
+    }
+    return [
+        EntrantStub(
+            id=e.pk,
+            seed=seeding.get(e.pk, len(seeding) + e.seed),
+            score=score[e.pk],
+            met=met[e.pk],
+            seats=tuple(seats[e.pk]),
+            byes=byes[e.pk],
+            short_tables=short[e.pk],
+            withdrawn=e.withdrawn,
+        )
+        for e in entrants
+    ]
+
+
+def bracket_results(stage: Stage) -> dict[str, list[int]]:
+    """Played bracket slots: slot → entrant ids best first (by the game's final totals)."""
+    results: dict[str, list[int]] = {}
+    matches = (
+        Match.objects.filter(round__stage=stage, bye=False, game__status="finished")
+        .exclude(slot="")
+        .exclude(slot__startswith="P")
+        .select_related("game")
+        .prefetch_related("seats")
+    )
+    teams = stage.tournament.is_teams
+    for match in matches:
+        totals = match.game.totals
+        sides = list(totals)
+        ranked = sorted(
+            match.seats.all(),
+            key=lambda seat: (
+                seat.entrant_id != _winner_entrant(match, teams),
+                -totals.get(sides[seat.position], 0) if seat.position < len(sides) else 0,
+                seat.position,
+            ),
+        )
+        results[match.slot] = [seat.entrant_id for seat in ranked]
+    return results
+
+
+def _winner_entrant(match: Match, teams: bool) -> int | None:
+    winner = match.game.winner
+    if not winner:
+        return None
+    sides = list(match.game.totals)
+    position = sides.index(winner) if winner in sides else None
+    for seat in match.seats.all():
+        if seat.position == position:
+            return seat.entrant_id
+    return None
+
+
+def _game_seats(tournament: Tournament, entrants: list[Entrant]) -> list:
+    """Players in the order of play: partners sit across (team 1, team 2, team 1, team 2)."""
+    if tournament.is_teams:
+        first, second = entrants
+        return [first.player, second.player, first.partner, second.partner]
+    return [entrant.player for entrant in entrants]
+
+
+def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -> list[Match]:
+    from scoring.services import create_game
+
+    tournament = stage.tournament
+    by_id = {e.pk: e for e in Entrant.objects.filter(tournament=tournament)}
+    matches = []
+    for offset, table in enumerate(result.tables):
+        number = first_table + offset
+        entrants = [by_id[entrant_id] for entrant_id in table.entrants]
+        game = None
+        if not table.bye:
+            game = create_game(
+                ruleset_key=tournament.ruleset_key,
+                overrides=tournament.overrides,
+                seats=_game_seats(tournament, entrants),
+                label=f"{tournament.name} · {stage.name} · round {round_.number}, table {number}",
+                public=tournament.public,
+            )
+        slot = table.slot or (f"P{table.pool}" if table.pool else "")
+        match = Match.objects.create(
+            round=round_, table_number=number, game=game, bye=table.bye, slot=slot
+        )
+        MatchSeat.objects.bulk_create(
+            MatchSeat(match=match, round=round_, entrant=entrant, position=position)
+            for position, entrant in enumerate(entrants)
+        )
+        matches.append(match)
+    return matches
+
+
+def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
+    """Pair the stage's next round: its tables, seats and games, all in one transaction."""
+    from tournaments.pairing import PairingError, get_engine
+
+    with transaction.atomic():
+        tournament = _lock_tournament(stage.tournament)
+        stage = Stage.objects.select_for_update().get(pk=stage.pk)
+        require(by, "tournament.manage", tournament)
+        if stage.status == Stage.Status.FINISHED:
+            raise TournamentConflict("This stage is finished.", "stage")
+        earlier = Stage.objects.filter(tournament=tournament, order__lt=stage.order).exclude(
+            status=Stage.Status.FINISHED
+        )
+        if earlier.exists():
+            raise TournamentConflict("Finish the earlier stage first.", "stage")
+        last = stage.rounds.order_by("-number").first()
+        if last is not None and last.status == Round.Status.DRAFT:
+            raise TournamentConflict(
+                f"Round {last.number} is not published yet: publish it (or fix it) first.",
+                "round",
+            )
+        engine = get_engine(stage.format)
+        needs_results = stage.format in ("swiss", "single_elimination")
+        if (
+            last is not None
+            and needs_results
+            and Match.objects.filter(round=last, bye=False)
+            .exclude(game__status="finished")
+            .exists()
+        ):
+            raise TournamentConflict(
+                f"Round {last.number} has games still in play; Swiss and brackets pair "
+                "from its results.",
+                "round",
+            )
+        entrants = _stage_entrants(stage)
+        active = [e for e in entrants if not e.withdrawn]
+        number = (last.number if last else 0) + 1
+        total = engine.total_rounds(
+            len(entrants), table_size=tournament.sides_per_table, settings=stage.settings
+        )
+        if number > total:
+            raise TournamentConflict(f"This stage has {total} round(s); all are paired.", "round")
+        stubs = _history(stage, entrants)
+        if stage.format != "single_elimination":
+            stubs = [s for s in stubs if not s.withdrawn] + [s for s in stubs if s.withdrawn]
+        try:
+            result = engine.pair(
+                stubs
+                if stage.format in ("round_robin", "single_elimination", "pools")
+                else [s for s in stubs if not s.withdrawn],
+                round_number=number,
+                table_size=tournament.sides_per_table,
+                settings=stage.settings,
+                seed=stage.settings.get("seed", stage.pk) if seed is None else seed,
+                results=bracket_results(stage) if stage.format == "single_elimination" else None,
+            )
+        except PairingError as error:
+            raise TournamentError(str(error), "stage") from error
+        if not active:
+            raise TournamentError("Nobody is left to pair.", "entrants")
+        round_ = Round.objects.create(
+            stage=stage,
+            number=number,
+            flags=[
+                {"code": f.code, "message": f.message, "entrants": list(f.entrants)}
+                for f in result.flags
+            ],
+        )
+        _seat_tables(stage, round_, result)
+        if stage.status == Stage.Status.PENDING:
+            stage.status = Stage.Status.RUNNING
+            stage.save(update_fields=["status"])
+        if tournament.status in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
+            tournament.status = Tournament.Status.RUNNING
+            tournament.save(update_fields=["status", "updated_at"])
+    return round_
+
+
+def publish_round(round_: Round, *, by) -> Round:
+    """Make a generated round's tables official (and visible on public pages)."""
+    with transaction.atomic():
+        round_ = (
+            Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_.pk)
+        )
+        require(by, "tournament.manage", round_.stage.tournament)
+        if round_.status != Round.Status.DRAFT:
+            raise TournamentConflict(f"Round {round_.number} is already published.", "round")
+        round_.status = Round.Status.PUBLISHED
+        round_.published_at = timezone.now()
+        round_.save(update_fields=["status", "published_at"])
+    return round_
+
+
+def swap_seats(round_: Round, first: Entrant, second: Entrant, *, by) -> Round:
+    """An organizer's fix before the round starts: two entrants trade places."""
+    from scoring.models import Hand, Seat
+
+    with transaction.atomic():
+        round_ = (
+            Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_.pk)
+        )
+        tournament = round_.stage.tournament
+        require(by, "tournament.manage", tournament)
+        if first.pk == second.pk:
+            raise TournamentError("Choose two different entrants.", "entrants")
+        seats = {
+            s.entrant_id: s
+            for s in MatchSeat.objects.filter(
+                round=round_, entrant_id__in=[first.pk, second.pk]
+            ).select_related("match")
+        }
+        if len(seats) != 2:
+            raise TournamentError("Both entrants must be seated in this round.", "entrants")
+        one, two = seats[first.pk], seats[second.pk]
+        games = [m.game_id for m in (one.match, two.match) if m.game_id]
+        if Hand.objects.filter(game_id__in=games).exists() or any(
+            m.game and m.game.status != "scheduled" for m in (one.match, two.match)
+        ):
+            raise TournamentConflict(
+                "A game at those tables has started; seats are fixed.", "round"
+            )
+        # Trade places through a parking position so the unique constraints hold throughout.
+        one_match, one_position = one.match_id, one.position
+        MatchSeat.objects.filter(pk=one.pk).update(position=999)
+        MatchSeat.objects.filter(pk=two.pk).update(match_id=one_match, position=one_position)
+        MatchSeat.objects.filter(pk=one.pk).update(match_id=two.match_id, position=two.position)
+        # Re-validate: every table still seats distinct entrants; rebuild the games' seats.
+        for match in {one.match, two.match}:
+            if match.game_id:
+                ordered = [
+                    s.entrant
+                    for s in MatchSeat.objects.filter(match=match)
+                    .select_related("entrant__player", "entrant__partner")
+                    .order_by("position")
+                ]
+                players = _game_seats(tournament, ordered)
+                for seat, player in zip(
+                    Seat.objects.filter(game_id=match.game_id).order_by("position"),
+                    players,
+                    strict=True,
+                ):
+                    seat.player = player
+                    seat.display_name = player.display_name
+                    seat.save(update_fields=["player", "display_name"])
+        round_.flags = [
+            *round_.flags,
+            {
+                "code": "swap",
+                "message": f"Organizer swapped {first.name} and {second.name}.",
+                "entrants": [first.pk, second.pk],
+            },
+        ]
+        round_.save(update_fields=["flags"])
+    return round_
+
+
+def finish_stage(
+    stage: Stage, *, by, top: int | None = None, per_pool: int | None = None
+) -> Stage | None:
+    """Close a stage and seed the next one from its standings (top N, or top k per pool)."""
+    from tournaments.standings_store import stage_ranking
+
+    with transaction.atomic():
+        tournament = _lock_tournament(stage.tournament)
+        stage = Stage.objects.select_for_update().get(pk=stage.pk)
+        require(by, "tournament.manage", tournament)
+        if stage.status == Stage.Status.FINISHED:
+            raise TournamentConflict("This stage is already finished.", "stage")
+        unfinished = Match.objects.filter(round__stage=stage, bye=False).exclude(
+            game__status="finished"
+        )
+        if unfinished.exists():
+            raise TournamentConflict(
+                f"{unfinished.count()} game(s) of this stage are not finished.", "stage"
+            )
+        ranking = stage_ranking(stage, per_pool=per_pool)
+        stage.status = Stage.Status.FINISHED
+        stage.save(update_fields=["status"])
+        following = tournament.stages.filter(order__gt=stage.order).order_by("order").first()
+        if following is None:
+            tournament.status = Tournament.Status.FINISHED
+            tournament.save(update_fields=["status", "updated_at"])
+            return None
+        chosen = ranking[:top] if top else ranking
+        following.entrants.set(chosen)
+        # The next stage seeds by this stage's finishing order.
+        following.settings = {**following.settings, "seeding": chosen}
+        following.save(update_fields=["settings"])
+    return following
+
+
+def advance_bracket(match: Match) -> list[Match]:
+    """Seat the winners of a finished bracket game at the tables they now reach."""
+    stage = match.round.stage
+    if stage.format != "single_elimination" or not match.slot:
+        return []
+    from tournaments.pairing import get_engine
+
+    with transaction.atomic():
+        tournament = _lock_tournament(stage.tournament)
+        stage = Stage.objects.get(pk=stage.pk)
+        results = bracket_results(stage)
+        entrants = _stage_entrants(stage)
+        created = []
+        engine = get_engine(stage.format)
+        for number in range(
+            match.round.number + 1,
+            engine.total_rounds(
+                len(entrants), table_size=tournament.sides_per_table, settings=stage.settings
+            )
+            + 1,
+        ):
+            pairing = engine.pair(
+                _history(stage, entrants),
+                round_number=number,
+                table_size=tournament.sides_per_table,
+                settings=stage.settings,
+                seed=stage.settings.get("seed", stage.pk),
+                results=results,
+            )
+            existing = Match.objects.filter(round__stage=stage, round__number=number)
+            taken = {m.slot: m for m in existing}
+            fresh = [t for t in pairing.tables if t.slot not in taken]
+            _flag_changed_successors(stage, pairing, taken)
+            if not fresh:
+                continue
+            round_, _ = Round.objects.get_or_create(
+                stage=stage,
+                number=number,
+                defaults={"status": Round.Status.PUBLISHED, "published_at": timezone.now()},
+            )
+            first = (existing.aggregate(m=Max("table_number"))["m"] or 0) + 1
+            from tournaments.pairing.base import PairingResult
+
+            created += _seat_tables(stage, round_, PairingResult(tuple(fresh)), first_table=first)
+    return created
+
+
+def _flag_changed_successors(stage: Stage, pairing, taken: dict[str, Match]) -> None:
+    """A correction changed who reached a table already seated: say so, rewrite nothing."""
+    wanted = {t.slot: set(t.entrants) for t in pairing.tables}
+    for slot, match in taken.items():
+        if slot not in wanted:
+            continue
+        seated = set(match.seats.values_list("entrant_id", flat=True))
+        if seated != wanted[slot] and not match.needs_attention:
+            match.needs_attention = True
+            match.attention_reason = (
+                "A correction changed who reached this table after it was seated; "
+                "check it before play goes on."
+            )
+            match.save(update_fields=["needs_attention", "attention_reason"])

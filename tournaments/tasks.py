@@ -1,0 +1,89 @@
+"""Celery tasks that keep standings current: coalesced, idempotent, never in the request path.
+
+A change to any game of a tournament calls ``request_recompute`` after its transaction
+commits. The first request queues one task; while that task is queued or running,
+further requests only mark the tournament dirty, and the task runs once more when it
+finishes dirty. If the broker cannot be reached the hand is still saved: the state stays
+dirty and unqueued, the pages show the snapshot as stale, and the beat sweep (or the
+next successful request) catches up.
+"""
+
+import logging
+from datetime import timedelta
+
+from celery import shared_task
+from django.db import transaction
+from django.utils import timezone
+
+from tournaments.models import StandingsState
+
+log = logging.getLogger(__name__)
+
+# A task queued longer than this without finishing is taken as lost (its worker died
+# before acknowledging and the broker has not redelivered yet): the sweep queues another.
+LOST_AFTER = timedelta(minutes=5)
+SWEEP_EVERY = 30.0
+
+
+def request_recompute(tournament_id: int) -> bool:
+    """Mark the tournament's standings dirty and queue one recompute unless one is pending."""
+    now = timezone.now()
+    state, _ = StandingsState.objects.get_or_create(tournament_id=tournament_id)
+    StandingsState.objects.filter(pk=state.pk).update(dirty=True, requested_at=now)
+    claimed = StandingsState.objects.filter(pk=state.pk, queued=False).update(
+        queued=True, queued_at=now
+    )
+    if not claimed:
+        return False
+    return _enqueue(state.pk, tournament_id)
+
+
+def _enqueue(state_id: int, tournament_id: int) -> bool:
+    try:
+        recompute_standings.delay(tournament_id)
+    except Exception:  # the broker is down: leave it to the sweep
+        log.warning(
+            "standings recompute for tournament %s not queued", tournament_id, exc_info=True
+        )
+        StandingsState.objects.filter(pk=state_id).update(queued=False)
+        return False
+    return True
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=5)
+def recompute_standings(self, tournament_id: int) -> int:
+    """Recompute every stage's standings snapshot, again while changes keep arriving."""
+    from tournaments.standings_store import rebuild_standings
+
+    runs = 0
+    while True:
+        StandingsState.objects.filter(tournament_id=tournament_id).update(dirty=False)
+        try:
+            rebuild_standings(tournament_id)
+        except Exception as error:
+            StandingsState.objects.filter(tournament_id=tournament_id).update(
+                dirty=True, queued=False
+            )
+            raise self.retry(exc=error, countdown=2) from error
+        runs += 1
+        # Finish only if nothing changed meanwhile; otherwise run again.
+        with transaction.atomic():
+            done = StandingsState.objects.filter(tournament_id=tournament_id, dirty=False).update(
+                queued=False, queued_at=None
+            )
+        if done:
+            return runs
+
+
+@shared_task
+def sweep_standings() -> int:
+    """Queue recomputes that a broker outage or a lost worker left behind."""
+    cutoff = timezone.now() - LOST_AFTER
+    pending = StandingsState.objects.filter(
+        dirty=True, queued=False
+    ) | StandingsState.objects.filter(queued=True, queued_at__lt=cutoff)
+    queued = 0
+    for state in pending:
+        StandingsState.objects.filter(pk=state.pk).update(queued=True, queued_at=timezone.now())
+        queued += _enqueue(state.pk, state.tournament_id)
+    return queued
