@@ -202,6 +202,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "GameStatusEnum": "scoring.models.Game.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "StageStatusEnum": "tournaments.models.Stage.Status",
+        "RoundStatusEnum": "tournaments.models.Round.Status",
+        "ByePolicyEnum": "tournaments.models.Tournament.ByePolicy",
+    },
 }
 
 LOGGING = {

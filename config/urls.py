@@ -10,6 +10,7 @@ from config.api import api_root
 api_v1 = [
     path("", api_root, name="api-root"),
     path("", include("scoring.api.urls")),
+    path("", include("tournaments.api.urls")),
 ]
 
 urlpatterns = [

@@ -35,3 +35,26 @@ def test_docs_page_loads_swagger_from_our_own_static_files(client):
 def test_unknown_api_path_is_json_404(client):
     response = client.get("/api/v1/nothing-here/")
     assert response.status_code == 404
+
+
+def test_schema_generates_without_warnings():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    result = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "spectacular",
+            "--validate",
+            "--fail-on-warn",
+            "--file",
+            "/dev/null",
+        ],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr

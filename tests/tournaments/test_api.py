@@ -1,0 +1,184 @@
+"""The tournaments API, with organizers in the permission matrix and a bracket played through."""
+
+import random
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.factories import SuperuserFactory, UserFactory
+from tournaments.models import Match, Standing, StandingsState
+
+pytestmark = pytest.mark.django_db
+
+
+def client_for(user):
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def organizer():
+    return UserFactory(username="org")
+
+
+@pytest.fixture
+def api(organizer):
+    return client_for(organizer)
+
+
+def make(api, **extra):
+    body = {"name": "Copa", "ruleset": "cutthroat", "table_size": 2, **extra}
+    response = api.post("/api/v1/tournaments/", body, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()["slug"]
+
+
+def test_create_register_and_pair_with_flags(api):
+    slug = make(api, table_size=4)
+    names = "\n".join(f"P{i}" for i in range(18))
+    response = api.post(f"/api/v1/tournaments/{slug}/entrants/", {"text": names}, format="json")
+    assert response.status_code == 201
+    assert len(response.json()) == 18
+    stage = api.post(
+        f"/api/v1/tournaments/{slug}/stages/",
+        {"name": "RR", "format": "round_robin", "settings": {"rounds": 5}},
+        format="json",
+    )
+    assert stage.status_code == 201, stage.json()
+    round_ = api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json")
+    assert round_.status_code == 201, round_.json()
+    body = round_.json()
+    assert sorted(len(m["entrants"]) for m in body["matches"]) == [3, 3, 4, 4, 4]
+    assert any("short tables" in flag["message"] for flag in body["flags"])
+    again = api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json")
+    assert again.status_code == 409
+    published = api.post(f"/api/v1/tournaments/{slug}/rounds/1/publish/")
+    assert published.json()["status"] == "published"
+    detail = client_for(None).get(f"/api/v1/tournaments/{slug}/rounds/1/")
+    assert detail.status_code == 200
+    assert detail.json()["matches"][0]["game"]
+
+
+def test_bad_paste_reports_every_line(api):
+    slug = make(api, ruleset="partners", table_size=None)
+    response = api.post(
+        f"/api/v1/tournaments/{slug}/entrants/",
+        {"text": "Ana & Beto\nCruz\nAna & Beto"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert [p["line"] for p in response.json()["problems"]] == [2, 3]
+
+
+def test_check_in_and_withdraw(api):
+    slug = make(api)
+    entrant = api.post(
+        f"/api/v1/tournaments/{slug}/entrants/", {"name": "Ana"}, format="json"
+    ).json()[0]
+    url = f"/api/v1/tournaments/{slug}/entrants/{entrant['id']}/"
+    assert api.post(f"{url}check-in/").json()["checked_in"] is True
+    assert api.post(f"{url}withdraw/").json()["withdrawn"] is True
+    assert api.post(f"{url}withdraw/").status_code == 409
+    assert api.post(f"{url}dance/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("role", "read", "write"),
+    [
+        ("anonymous", 200, 401),
+        ("no_role", 200, 403),
+        ("organizer_elsewhere", 200, 403),
+        ("organizer", 200, 201),
+        ("superuser", 200, 201),
+    ],
+)
+def test_permission_matrix(organizer, role, read, write):
+    slug = make(client_for(organizer))
+    other = UserFactory()
+    make(client_for(other), name="Otra")
+    users = {
+        "anonymous": None,
+        "no_role": UserFactory(),
+        "organizer_elsewhere": other,
+        "organizer": organizer,
+        "superuser": SuperuserFactory(),
+    }
+    client = client_for(users[role])
+    assert client.get(f"/api/v1/tournaments/{slug}/").status_code == read
+    response = client.post(
+        f"/api/v1/tournaments/{slug}/entrants/", {"name": f"N{role}"}, format="json"
+    )
+    assert response.status_code == write
+
+
+def test_private_tournaments_are_hidden(organizer):
+    slug = make(client_for(organizer), public=False)
+    assert client_for(None).get(f"/api/v1/tournaments/{slug}/").status_code == 404
+    assert client_for(UserFactory()).get(f"/api/v1/tournaments/{slug}/").status_code == 404
+    assert client_for(organizer).get(f"/api/v1/tournaments/{slug}/").status_code == 200
+    listed = client_for(None).get("/api/v1/tournaments/").json()["results"]
+    assert slug not in [t["slug"] for t in listed]
+
+
+def test_a_bracket_of_sixteen_played_through_the_api(api, django_capture_on_commit_callbacks):
+    slug = make(api)
+    api.post(
+        f"/api/v1/tournaments/{slug}/entrants/",
+        {"text": "\n".join(f"Jugador {i}" for i in range(16))},
+        format="json",
+    )
+    api.post(
+        f"/api/v1/tournaments/{slug}/stages/",
+        {"name": "Llave", "format": "single_elimination"},
+        format="json",
+    )
+    referee = UserFactory(username="ref")
+    ref = client_for(referee)
+    rng = random.Random(5)
+    created = api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json")
+    assert created.status_code == 201
+    api.post(f"/api/v1/tournaments/{slug}/rounds/1/publish/")
+    played = set()
+    while True:
+        pending = Match.objects.filter(
+            round__stage__tournament__slug=slug,
+            bye=False,
+            game__status__in=["scheduled", "in_progress"],
+        )
+        pending = [m for m in pending if m.pk not in played]
+        if not pending:
+            break
+        for match in pending:
+            played.add(match.pk)
+            assert (
+                api.post(
+                    f"/api/v1/matches/{match.pk}/referee/", {"referee": "ref"}, format="json"
+                ).status_code
+                == 200
+            )
+            number = 0
+            while True:
+                number += 1
+                out = rng.choice(["A", "B"])
+                body = {
+                    "number": number,
+                    "ended": "domino",
+                    "domino_by": out,
+                    "pips": {"A": 0, "B": 0} | {("B" if out == "A" else "A"): 60},
+                }
+                with django_capture_on_commit_callbacks(execute=True):
+                    response = ref.post(
+                        f"/api/v1/games/{match.game_id}/hands/", body, format="json"
+                    )
+                assert response.status_code == 201, response.json()
+                if response.json()["game"]["status"] == "finished":
+                    break
+    final = Match.objects.get(round__stage__tournament__slug=slug, slot="R4-1")
+    assert final.game.status == "finished"
+    rounds = api.get(f"/api/v1/tournaments/{slug}/rounds/").json()
+    assert [r["tables"] for r in rounds] == [8, 4, 2, 1]
+    # Every finished game also refreshed the standings snapshot (tasks run in-process).
+    assert Standing.objects.filter(tournament__slug=slug).count() == 16
+    assert StandingsState.objects.get(tournament__slug=slug).runs >= 15

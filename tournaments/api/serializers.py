@@ -1,0 +1,149 @@
+"""Serializers for tournaments, entrants, stages, rounds and matches."""
+
+from rest_framework import serializers
+
+from scoring.rulesets import PRESETS
+from tournaments.models import Entrant, Match, Round, Stage, Tournament
+
+
+class TournamentSerializer(serializers.ModelSerializer):
+    ruleset = serializers.CharField(source="ruleset_key")
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "slug",
+            "name",
+            "ruleset",
+            "overrides",
+            "table_size",
+            "status",
+            "public",
+            "time_zone",
+            "tiebreak_order",
+            "placement_points",
+            "bye_policy",
+            "include_live",
+            "created_at",
+        ]
+        read_only_fields = ["created_at"]
+
+
+class TournamentCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    slug = serializers.SlugField(max_length=80, required=False, default="")
+    ruleset = serializers.ChoiceField(choices=sorted(PRESETS))
+    overrides = serializers.DictField(required=False, default=dict)
+    table_size = serializers.IntegerField(required=False, allow_null=True, default=None)
+    public = serializers.BooleanField(required=False, default=True)
+    time_zone = serializers.CharField(required=False, default="UTC")
+    tiebreak_order = serializers.ListField(
+        child=serializers.CharField(), required=False, default=None, allow_null=True
+    )
+    placement_points = serializers.DictField(required=False, default=dict)
+    bye_policy = serializers.ChoiceField(
+        choices=Tournament.ByePolicy.choices,
+        required=False,
+        default=Tournament.ByePolicy.WIN_AVERAGE,
+    )
+    include_live = serializers.BooleanField(required=False, default=False)
+
+
+class TournamentUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False)
+    public = serializers.BooleanField(required=False)
+    time_zone = serializers.CharField(required=False)
+    tiebreak_order = serializers.ListField(child=serializers.CharField(), required=False)
+    placement_points = serializers.DictField(required=False)
+    bye_policy = serializers.ChoiceField(choices=Tournament.ByePolicy.choices, required=False)
+    include_live = serializers.BooleanField(required=False)
+    status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
+    ruleset = serializers.ChoiceField(choices=sorted(PRESETS), required=False)
+    overrides = serializers.DictField(required=False)
+    table_size = serializers.IntegerField(required=False)
+
+
+class EntrantSerializer(serializers.ModelSerializer):
+    player = serializers.IntegerField(source="player_id")
+    partner = serializers.IntegerField(source="partner_id", allow_null=True)
+
+    class Meta:
+        model = Entrant
+        fields = ["id", "name", "player", "partner", "seed", "checked_in", "withdrawn"]
+
+
+class EntrantCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=120, required=False, default="")
+    partner_name = serializers.CharField(max_length=120, required=False, default="")
+    seed = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    text = serializers.CharField(
+        required=False, default="", help_text="A pasted list: one entrant a line, 'A & B' a team."
+    )
+
+    def validate(self, attrs):
+        if not attrs["text"] and not attrs["name"]:
+            raise serializers.ValidationError({"name": ["Give a name, or a pasted list."]})
+        return attrs
+
+
+class StageSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Stage
+        fields = ["id", "order", "name", "format", "settings", "status"]
+        read_only_fields = ["id", "order", "status"]
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    entrants = serializers.SerializerMethodField()
+    referee = serializers.CharField(source="referee.username", default=None)
+    game = serializers.IntegerField(source="game_id", allow_null=True)
+    status = serializers.SerializerMethodField()
+    totals = serializers.SerializerMethodField()
+    round = serializers.IntegerField(source="round.number")
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "round",
+            "table_number",
+            "slot",
+            "bye",
+            "entrants",
+            "referee",
+            "game",
+            "status",
+            "totals",
+            "needs_attention",
+            "attention_reason",
+        ]
+
+    def get_entrants(self, match: Match) -> list[dict]:
+        return [
+            {"id": seat.entrant_id, "name": seat.entrant.name, "position": seat.position}
+            for seat in sorted(match.seats.all(), key=lambda s: s.position)
+        ]
+
+    def get_status(self, match: Match) -> str:
+        return "bye" if match.bye else match.game.status
+
+    def get_totals(self, match: Match) -> dict:
+        return {} if match.bye else match.game.totals
+
+
+class RoundSerializer(serializers.ModelSerializer):
+    stage = serializers.IntegerField(source="stage.order")
+    matches = MatchSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Round
+        fields = ["stage", "number", "status", "flags", "published_at", "matches"]
+
+
+class RoundSummarySerializer(serializers.ModelSerializer):
+    stage = serializers.IntegerField(source="stage.order")
+    tables = serializers.IntegerField(source="matches.count")
+
+    class Meta:
+        model = Round
+        fields = ["stage", "number", "status", "flags", "published_at", "tables"]

@@ -1,0 +1,43 @@
+from django.urls import path
+
+from tournaments.api import views
+
+urlpatterns = [
+    path("tournaments/", views.TournamentListView.as_view(), name="tournament-list"),
+    path(
+        "tournaments/<slug:slug>/", views.TournamentDetailView.as_view(), name="tournament-detail"
+    ),
+    path(
+        "tournaments/<slug:slug>/entrants/",
+        views.EntrantListView.as_view(),
+        name="tournament-entrants",
+    ),
+    path(
+        "tournaments/<slug:slug>/entrants/<int:pk>/<str:action>/",
+        views.EntrantActionView.as_view(),
+        name="tournament-entrant-action",
+    ),
+    path(
+        "tournaments/<slug:slug>/stages/", views.StageListView.as_view(), name="tournament-stages"
+    ),
+    path(
+        "tournaments/<slug:slug>/stages/<int:order>/finish/",
+        views.StageFinishView.as_view(),
+        name="tournament-stage-finish",
+    ),
+    path(
+        "tournaments/<slug:slug>/rounds/", views.RoundListView.as_view(), name="tournament-rounds"
+    ),
+    path(
+        "tournaments/<slug:slug>/rounds/<int:number>/",
+        views.RoundDetailView.as_view(),
+        name="tournament-round",
+    ),
+    path(
+        "tournaments/<slug:slug>/rounds/<int:number>/publish/",
+        views.RoundPublishView.as_view(),
+        name="tournament-round-publish",
+    ),
+    path("matches/<int:pk>/", views.MatchDetailView.as_view(), name="match-detail"),
+    path("matches/<int:pk>/referee/", views.MatchRefereeView.as_view(), name="match-referee"),
+]

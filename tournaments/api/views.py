@@ -1,0 +1,350 @@
+"""The tournaments API: events, entrants, stages, rounds (with pairing flags) and matches."""
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db.models import Count, Prefetch, Q
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import NotAuthenticated, PermissionDenied, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.idempotency import run_once
+from accounts.permissions import allowed
+from tournaments import services
+from tournaments.api import serializers as s
+from tournaments.models import Entrant, Match, MatchSeat, Round, Stage, Tournament
+
+
+def refusal(error: services.TournamentError) -> Response:
+    body = {"detail": error.message, "errors": {error.field: [error.message]}}
+    if isinstance(error, services.BulkRegistrationError):
+        body["errors"] = {"text": [f"line {p.line}: {p.message}" for p in error.problems]}
+        body["problems"] = [
+            {"line": p.line, "text": p.text, "message": p.message} for p in error.problems
+        ]
+    code = 409 if isinstance(error, services.TournamentConflict) else 400
+    return Response(body, status=code)
+
+
+class TournamentMixin:
+    def get_tournament(self, request, slug: str, *, manage: bool = False) -> Tournament:
+        tournament = Tournament.objects.filter(slug=slug).first()
+        if tournament is None or not allowed(request.user, "tournament.view", tournament):
+            raise Http404
+        if manage:
+            if not request.user.is_authenticated:
+                raise NotAuthenticated()
+            if not allowed(request.user, "tournament.manage", tournament):
+                raise PermissionDenied("Only this tournament's organizers may do that.")
+        return tournament
+
+    def act(self, request, action) -> Response:
+        """Run a service through the idempotency guard, mapping its refusals."""
+
+        def produce():
+            try:
+                return action()
+            except services.TournamentError as error:
+                return refusal(error)
+            except DjangoPermissionDenied as error:
+                raise PermissionDenied(str(error)) from error
+
+        return run_once(request, produce)
+
+
+class TournamentListView(TournamentMixin, generics.GenericAPIView):
+    """Public tournaments (and your own); create one from a preset."""
+
+    serializer_class = s.TournamentSerializer
+
+    def get_queryset(self):
+        user = self.request.user
+        tournaments = Tournament.objects.all()
+        if getattr(user, "is_superuser", False):
+            return tournaments
+        if user.is_authenticated:
+            return tournaments.filter(Q(public=True) | Q(staff__user=user)).distinct()
+        return tournaments.filter(public=True)
+
+    @extend_schema(operation_id="tournaments_list", responses=s.TournamentSerializer(many=True))
+    def get(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(s.TournamentSerializer(page, many=True).data)
+
+    @extend_schema(request=s.TournamentCreateSerializer, responses={201: s.TournamentSerializer})
+    def post(self, request):
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+
+        def create():
+            body = s.TournamentCreateSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            data = dict(body.validated_data)
+            data["ruleset_key"] = data.pop("ruleset")
+            tournament = services.create_tournament(by=request.user, **data)
+            return Response(s.TournamentSerializer(tournament).data, status=201)
+
+        return self.act(request, create)
+
+
+class TournamentDetailView(TournamentMixin, APIView):
+    @extend_schema(responses=s.TournamentSerializer)
+    def get(self, request, slug: str):
+        return Response(s.TournamentSerializer(self.get_tournament(request, slug)).data)
+
+    @extend_schema(request=s.TournamentUpdateSerializer, responses=s.TournamentSerializer)
+    def patch(self, request, slug: str):
+        tournament = self.get_tournament(request, slug, manage=True)
+
+        def update():
+            body = s.TournamentUpdateSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            changes = dict(body.validated_data)
+            if "ruleset" in changes:
+                changes["ruleset_key"] = changes.pop("ruleset")
+            updated = services.update_tournament(tournament, by=request.user, **changes)
+            return Response(s.TournamentSerializer(updated).data)
+
+        return self.act(request, update)
+
+
+class EntrantListView(TournamentMixin, APIView):
+    @extend_schema(responses=s.EntrantSerializer(many=True))
+    def get(self, request, slug: str):
+        tournament = self.get_tournament(request, slug)
+        return Response(s.EntrantSerializer(tournament.entrants.order_by("seed"), many=True).data)
+
+    @extend_schema(
+        request=s.EntrantCreateSerializer, responses={201: s.EntrantSerializer(many=True)}
+    )
+    def post(self, request, slug: str):
+        tournament = self.get_tournament(request, slug, manage=True)
+
+        def register():
+            body = s.EntrantCreateSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            data = body.validated_data
+            if data["text"]:
+                made = services.register_entrants(tournament, by=request.user, text=data["text"])
+            else:
+                made = [
+                    services.register_entrant(
+                        tournament,
+                        by=request.user,
+                        name=data["name"],
+                        partner_name=data["partner_name"],
+                        seed=data["seed"],
+                    )
+                ]
+            return Response(s.EntrantSerializer(made, many=True).data, status=201)
+
+        return self.act(request, register)
+
+
+class EntrantActionView(TournamentMixin, APIView):
+    """Check an entrant in (or out), or withdraw them."""
+
+    @extend_schema(
+        operation_id="tournaments_entrants_action", request=None, responses=s.EntrantSerializer
+    )
+    def post(self, request, slug: str, pk: int, action: str):
+        tournament = self.get_tournament(request, slug, manage=True)
+        entrant = Entrant.objects.filter(tournament=tournament, pk=pk).first()
+        if entrant is None or action not in {"check-in", "check-out", "withdraw"}:
+            raise Http404
+
+        def run():
+            if action == "withdraw":
+                done = services.withdraw(entrant, by=request.user)
+            else:
+                done = services.check_in(entrant, by=request.user, checked_in=action == "check-in")
+            return Response(s.EntrantSerializer(done).data)
+
+        return self.act(request, run)
+
+
+class StageListView(TournamentMixin, APIView):
+    @extend_schema(responses=s.StageSerializer(many=True))
+    def get(self, request, slug: str):
+        tournament = self.get_tournament(request, slug)
+        return Response(s.StageSerializer(tournament.stages.all(), many=True).data)
+
+    @extend_schema(request=s.StageSerializer, responses={201: s.StageSerializer})
+    def post(self, request, slug: str):
+        tournament = self.get_tournament(request, slug, manage=True)
+
+        def add():
+            body = s.StageSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            stage = services.add_stage(tournament, by=request.user, **body.validated_data)
+            return Response(s.StageSerializer(stage).data, status=201)
+
+        return self.act(request, add)
+
+
+class StageFinishView(TournamentMixin, APIView):
+    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT)
+    def post(self, request, slug: str, order: int):
+        tournament = self.get_tournament(request, slug, manage=True)
+        stage = Stage.objects.filter(tournament=tournament, order=order).first()
+        if stage is None:
+            raise Http404
+
+        def finish():
+            top = request.data.get("top")
+            per_pool = request.data.get("per_pool")
+            for name, value in (("top", top), ("per_pool", per_pool)):
+                if value is not None and (not isinstance(value, int) or value < 1):
+                    raise ValidationError({name: ["A whole number from 1."]})
+            following = services.finish_stage(stage, by=request.user, top=top, per_pool=per_pool)
+            return Response(
+                {
+                    "finished": order,
+                    "next": s.StageSerializer(following).data if following else None,
+                }
+            )
+
+        return self.act(request, finish)
+
+
+def _stage_of(tournament: Tournament, request) -> Stage:
+    wanted = request.query_params.get("stage") or (
+        request.data.get("stage") if isinstance(request.data, dict) else None
+    )
+    stages = tournament.stages.all()
+    if wanted is not None:
+        stage = stages.filter(order=wanted).first() if str(wanted).isdigit() else None
+        if stage is None:
+            raise ValidationError({"stage": [f"There is no stage {wanted}."]})
+        return stage
+    stage = stages.exclude(status=Stage.Status.FINISHED).first() or stages.last()
+    if stage is None:
+        raise ValidationError({"stage": ["Add a stage first."]})
+    return stage
+
+
+def _rounds(tournament: Tournament):
+    return Round.objects.filter(stage__tournament=tournament).select_related("stage")
+
+
+def _with_tables(rounds):
+    seats = MatchSeat.objects.select_related("entrant").order_by("position")
+    return rounds.prefetch_related(
+        Prefetch(
+            "matches",
+            queryset=Match.objects.select_related("game", "referee", "round").prefetch_related(
+                Prefetch("seats", queryset=seats)
+            ),
+        )
+    )
+
+
+class RoundListView(TournamentMixin, APIView):
+    @extend_schema(responses=s.RoundSummarySerializer(many=True))
+    def get(self, request, slug: str):
+        tournament = self.get_tournament(request, slug)
+        rounds = _rounds(tournament).annotate(tables=Count("matches"))
+        data = [
+            {
+                "stage": r.stage.order,
+                "number": r.number,
+                "status": r.status,
+                "flags": r.flags,
+                "published_at": r.published_at,
+                "tables": r.tables,
+            }
+            for r in rounds
+        ]
+        return Response(data)
+
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses={201: s.RoundSerializer},
+        parameters=[OpenApiParameter("stage", OpenApiTypes.INT)],
+    )
+    def post(self, request, slug: str):
+        """Generate the next round of a stage (the current one unless ``stage`` says)."""
+        tournament = self.get_tournament(request, slug, manage=True)
+
+        def generate():
+            stage = _stage_of(tournament, request)
+            round_ = services.generate_round(stage, by=request.user)
+            return Response(
+                s.RoundSerializer(_with_tables(Round.objects.filter(pk=round_.pk)).get()).data,
+                status=status.HTTP_201_CREATED,
+            )
+
+        return self.act(request, generate)
+
+
+class RoundDetailView(TournamentMixin, APIView):
+    @extend_schema(
+        responses=s.RoundSerializer, parameters=[OpenApiParameter("stage", OpenApiTypes.INT)]
+    )
+    def get(self, request, slug: str, number: int):
+        tournament = self.get_tournament(request, slug)
+        stage = _stage_of(tournament, request)
+        round_ = _with_tables(_rounds(tournament).filter(stage=stage, number=number)).first()
+        if round_ is None:
+            raise Http404
+        return Response(s.RoundSerializer(round_).data)
+
+
+class RoundPublishView(TournamentMixin, APIView):
+    @extend_schema(
+        request=None,
+        responses=s.RoundSerializer,
+        parameters=[OpenApiParameter("stage", OpenApiTypes.INT)],
+    )
+    def post(self, request, slug: str, number: int):
+        tournament = self.get_tournament(request, slug, manage=True)
+        stage = _stage_of(tournament, request)
+        round_ = Round.objects.filter(stage=stage, number=number).first()
+        if round_ is None:
+            raise Http404
+
+        def publish():
+            services.publish_round(round_, by=request.user)
+            return Response(
+                s.RoundSerializer(_with_tables(Round.objects.filter(pk=round_.pk)).get()).data
+            )
+
+        return self.act(request, publish)
+
+
+class MatchDetailView(TournamentMixin, APIView):
+    @extend_schema(responses=s.MatchSerializer)
+    def get(self, request, pk: int):
+        match = (
+            Match.objects.select_related("round__stage__tournament", "game", "referee")
+            .filter(pk=pk)
+            .first()
+        )
+        if match is None or not allowed(
+            request.user, "tournament.view", match.round.stage.tournament
+        ):
+            raise Http404
+        return Response(s.MatchSerializer(match).data)
+
+
+class MatchRefereeView(TournamentMixin, APIView):
+    @extend_schema(request=OpenApiTypes.OBJECT, responses=s.MatchSerializer)
+    def post(self, request, pk: int):
+        """Assign a referee (by username) to a table."""
+        match = Match.objects.select_related("round__stage__tournament").filter(pk=pk).first()
+        if match is None:
+            raise Http404
+        self.get_tournament(request, match.round.stage.tournament.slug, manage=True)
+
+        def assign():
+            username = request.data.get("referee") if isinstance(request.data, dict) else None
+            user = get_user_model().objects.filter(username=username).first()
+            if user is None:
+                raise ValidationError({"referee": [f"There is no user {username!r}."]})
+            done = services.assign_referee(match, user, by=request.user)
+            return Response(s.MatchSerializer(done).data)
+
+        return self.act(request, assign)
