@@ -262,26 +262,30 @@ def compute_standings(
         ordered,
     )
     rows: list[StandingRow] = []
-    position = 0
-    flat = list(ordered)
-    for index, group in enumerate(flat):
-        rank = position + 1
-        for record in group:
-            position += 1
-            reason = _reason(
-                group, flat[index + 1] if index + 1 < len(flat) else None, settings.order, values
+    sequence = [(group, record) for group in ordered for record in group]
+    rank = 1
+    for index, (group, record) in enumerate(sequence):
+        if index == 0 or sequence[index - 1][0] is not group:
+            rank = index + 1
+        following = sequence[index + 1][1] if index + 1 < len(sequence) else None
+        reason = ""
+        if following is not None:
+            reason = (
+                "level on every tiebreaker"
+                if sequence[index + 1][0] is group
+                else _reason(record, following, settings.order, values)
             )
-            rows.append(
-                StandingRow(
-                    rank=rank,
-                    tied=len(group) > 1,
-                    entrant_id=record.entrant_id,
-                    withdrawn=record.withdrawn,
-                    games_played=record.games,
-                    metrics=dict(values[record.entrant_id]),
-                    reason=reason,
-                )
+        rows.append(
+            StandingRow(
+                rank=rank,
+                tied=len(group) > 1,
+                entrant_id=record.entrant_id,
+                withdrawn=record.withdrawn,
+                games_played=record.games,
+                metrics=dict(values[record.entrant_id]),
+                reason=reason,
             )
+        )
     return rows
 
 
@@ -316,10 +320,9 @@ def _rank_group(group, order, values, games, out) -> None:
             _rank_group(bucket, order[1:], values, games, out)
 
 
-def _reason(group, following, order, values) -> str:
-    if following is None:
-        return ""
-    one, two = values[group[0].entrant_id], values[following[0].entrant_id]
+def _reason(record: Record, following: Record, order, values) -> str:
+    """Why ``record`` sits above ``following``, in plain words."""
+    one, two = values[record.entrant_id], values[following.entrant_id]
     tied_on = []
     for key in order:
         if one[key] != two[key]:

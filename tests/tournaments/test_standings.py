@@ -1,0 +1,200 @@
+"""The pure standings: every metric, head to head, byes, withdrawals and the reasons."""
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tournaments.standings import (
+    METRICS,
+    ByeRow,
+    EntrantInfo,
+    EntrantResult,
+    GameRow,
+    StandingsSettings,
+    compute_standings,
+)
+
+
+def two(game_id, a, b, ta, tb, round_number=1):
+    """A two-sided game: entrant a scored ta, b scored tb."""
+    return GameRow(
+        game_id,
+        round_number,
+        (
+            EntrantResult(a, 0, ta, 1 if ta >= tb else 2, ta > tb, hands_won=3, dominoes=1),
+            EntrantResult(
+                b, 1, tb, 1 if tb >= ta else 2, tb > ta, hands_won=2, dominoes=0, penalty_points=10
+            ),
+        ),
+    )
+
+
+def infos(*ids):
+    return [EntrantInfo(i, seed=i) for i in ids]
+
+
+def by_id(rows):
+    return {row.entrant_id: row for row in rows}
+
+
+def test_metrics_on_a_partners_game():
+    rows = by_id(compute_standings(infos(1, 2), [two(1, 1, 2, 250, 180)], StandingsSettings()))
+    one, two_ = rows[1].metrics, rows[2].metrics
+    assert (one["match_points"], one["wins"], one["points_for"]) == (1, 1, 250)
+    assert (one["points_against"], one["point_differential"]) == (180, 70)
+    assert (one["hands_won"], one["dominoes"], two_["penalties"]) == (3, 1, 10)
+    assert two_["average_points"] == 180
+    assert rows[1].rank == 1
+    assert rows[1].reason == "ahead on match points 1 to 0"
+
+
+def test_a_cutthroat_table_of_four_checked_by_hand():
+    game = GameRow(
+        1,
+        1,
+        (
+            EntrantResult(1, 0, 262, 1, True),
+            EntrantResult(2, 1, 180, 2, False),
+            EntrantResult(3, 2, 95, 3, False),
+            EntrantResult(4, 3, 40, 4, False),
+        ),
+    )
+    rows = by_id(compute_standings(infos(1, 2, 3, 4), [game], StandingsSettings()))
+    # Points against: the mean of the three opponents' totals.
+    assert rows[1].metrics["points_against"] == pytest.approx((180 + 95 + 40) / 3, abs=0.01)
+    assert rows[4].metrics["points_against"] == pytest.approx((262 + 180 + 95) / 3, abs=0.01)
+    assert [rows[i].rank for i in (1, 2, 3, 4)] == [1, 2, 3, 4]
+    assert rows[2].reason.startswith("tied on match points, ahead on point differential")
+
+
+def test_placement_points_table_per_size():
+    game = GameRow(1, 1, tuple(EntrantResult(i, i, 100 - i, i, i == 1) for i in (1, 2, 3, 4)))
+    settings = StandingsSettings(placement_points={4: {1: 3, 2: 2, 3: 1}})
+    rows = by_id(compute_standings(infos(1, 2, 3, 4), [game], settings))
+    assert [rows[i].metrics["match_points"] for i in (1, 2, 3, 4)] == [3, 2, 1, 0]
+
+
+def test_head_to_head_settles_a_two_way_tie():
+    games = [two(1, 1, 2, 100, 150), two(2, 1, 3, 200, 100), two(3, 3, 4, 100, 200)]
+    settings = StandingsSettings(order=("match_points", "head_to_head", "seed"))
+    rows = compute_standings(infos(1, 2, 3, 4), games, settings)
+    # 1, 2 and 4 have a win each; among them only 2 beat 1, and 4 met neither.
+    assert [r.entrant_id for r in rows[:3]] == [2, 1, 4]
+
+
+def test_head_to_head_splits_a_three_way_tie_then_applies_again():
+    games = [two(1, 1, 2, 100, 150), two(2, 1, 3, 200, 100), two(3, 2, 4, 100, 200)]
+    settings = StandingsSettings(order=("match_points", "head_to_head", "seed"))
+    rows = compute_standings(infos(1, 2, 3, 4), games, settings)
+    # 1, 2 and 4 have a win each. Among them 2 beat 1 and 4 beat 2: 2 and 4 lead 1, and
+    # between the two of them, 4 beat 2.
+    assert [r.entrant_id for r in rows[:3]] == [4, 2, 1]
+    assert rows[0].reason == "tied on match points, ahead on head to head 1 to 0"
+
+
+def test_head_to_head_in_a_three_way_cycle_falls_to_the_next_metric():
+    games = [two(1, 1, 2, 200, 100), two(2, 2, 3, 200, 100), two(3, 3, 1, 200, 100)]
+    settings = StandingsSettings(order=("match_points", "head_to_head", "seed"))
+    rows = compute_standings(infos(1, 2, 3), games, settings)
+    assert [r.entrant_id for r in rows] == [1, 2, 3]  # all 1 win, h2h 1 each: seed decides
+    assert rows[0].reason.endswith("ahead on seed 1 to 2")
+
+
+def test_head_to_head_applies_again_within_a_remaining_tie():
+    # Four tied on one win; A and B beat the other two once each... a partial split.
+    games = [
+        two(1, 1, 3, 200, 100),
+        two(2, 2, 4, 200, 100),
+        two(3, 3, 2, 200, 100),
+        two(4, 4, 1, 200, 100),
+    ]
+    settings = StandingsSettings(order=("match_points", "head_to_head", "seed"))
+    rows = compute_standings(infos(1, 2, 3, 4), games, settings)
+    assert len(rows) == 4
+    assert all(r.metrics["match_points"] == 1 for r in rows)
+
+
+def test_identical_records_are_ordered_by_seed_whatever_the_input_order():
+    games = [two(1, 1, 2, 100, 100), two(2, 3, 4, 100, 100)]
+    entrants = infos(4, 3, 2, 1)
+    first = compute_standings(entrants, games, StandingsSettings())
+    shuffled = list(reversed(games))
+    second = compute_standings(list(reversed(entrants)), shuffled, StandingsSettings())
+    assert first == second
+    assert [r.entrant_id for r in first][:1] == [1]
+
+
+def test_ties_share_a_rank_without_seed():
+    games = [two(1, 1, 2, 100, 100)]
+    settings = StandingsSettings(order=("match_points", "points_for"))
+    rows = compute_standings(infos(1, 2), games, settings)
+    assert [r.rank for r in rows] == [1, 1]
+    assert all(r.tied for r in rows)
+    assert rows[0].reason == "level on every tiebreaker"
+
+
+def test_byes_count_as_the_organizer_chooses():
+    games = [two(1, 1, 2, 200, 100)]
+    bye = [ByeRow(3, 1)]
+    won = by_id(compute_standings(infos(1, 2, 3), games, StandingsSettings(), byes=bye))
+    assert won[3].metrics["match_points"] == 1
+    assert won[3].metrics["points_for"] == 150  # the stage's average game total
+    nothing = by_id(
+        compute_standings(infos(1, 2, 3), games, StandingsSettings(bye_policy="nothing"), byes=bye)
+    )
+    assert nothing[3].metrics["match_points"] == 0
+
+
+def test_withdrawn_entrants_keep_their_results_and_are_marked():
+    rows = by_id(
+        compute_standings(
+            [EntrantInfo(1, 1, withdrawn=True), EntrantInfo(2, 2)],
+            [two(1, 1, 2, 200, 100)],
+            StandingsSettings(),
+        )
+    )
+    assert rows[1].withdrawn
+    assert rows[1].metrics["wins"] == 1
+
+
+def test_live_games_count_only_when_asked():
+    live = GameRow(1, 1, two(1, 1, 2, 50, 20).entrants, finished=False)
+    assert by_id(compute_standings(infos(1, 2), [live], StandingsSettings()))[1].games_played == 0
+    counted = compute_standings(infos(1, 2), [live], StandingsSettings(include_live=True))
+    assert by_id(counted)[1].games_played == 1
+
+
+def test_buchholz_sums_opponents_match_points():
+    games = [two(1, 1, 2, 200, 100), two(2, 2, 3, 200, 100)]
+    rows = by_id(compute_standings(infos(1, 2, 3), games, StandingsSettings()))
+    assert rows[1].metrics["buchholz"] == 1  # its opponent 2 has one win
+    assert rows[3].metrics["buchholz"] == 1
+
+
+def test_unknown_tiebreaker_is_refused():
+    with pytest.raises(ValueError, match="luck"):
+        compute_standings(infos(1), [], StandingsSettings(order=("luck",)))
+
+
+def test_every_metric_has_a_label_and_direction():
+    for metric in METRICS.values():
+        assert metric.label
+        assert isinstance(metric.higher_is_better, bool)
+        assert metric.explain
+
+
+@given(st.integers(2, 12), st.integers(0, 30), st.randoms(use_true_random=False))
+def test_ranks_are_ordered_ties_share_and_input_order_does_not_matter(n, count, rng):
+    games = []
+    for game_id in range(count):
+        a, b = rng.sample(range(1, n + 1), 2)
+        games.append(two(game_id, a, b, rng.randint(0, 250), rng.randint(0, 250)))
+    entrants = infos(*range(1, n + 1))
+    rows = compute_standings(entrants, games, StandingsSettings())
+    ranks = [r.rank for r in rows]
+    assert ranks == sorted(ranks)
+    shuffled = games[:]
+    random.Random(1).shuffle(shuffled)
+    assert compute_standings(list(reversed(entrants)), shuffled, StandingsSettings()) == rows
