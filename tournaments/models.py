@@ -161,6 +161,7 @@ class Stage(models.Model):
         ROUND_ROBIN = "round_robin", "Round robin"
         SWISS = "swiss", "Swiss"
         SINGLE_ELIMINATION = "single_elimination", "Single elimination"
+        DOUBLE_ELIMINATION = "double_elimination", "Double elimination"
         POOLS = "pools", "Pools"
 
     class Status(models.TextChoices):

@@ -56,6 +56,7 @@ class BulkRegistrationError(TournamentError):
 
 
 STATUS_ORDER = [choice for choice, _ in Tournament.Status.choices]
+ELIMINATION = ("single_elimination", "double_elimination")
 
 
 def _unique_slug(name: str) -> str:
@@ -616,7 +617,7 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
                 "round",
             )
         engine = get_engine(stage.format)
-        needs_results = stage.format in ("swiss", "single_elimination")
+        needs_results = stage.format in ("swiss", *ELIMINATION)
         if (
             last is not None
             and needs_results
@@ -638,18 +639,18 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
         if number > total:
             raise TournamentConflict(f"This stage has {total} round(s); all are paired.", "round")
         stubs = _history(stage, entrants)
-        if stage.format != "single_elimination":
-            stubs = [s for s in stubs if not s.withdrawn] + [s for s in stubs if s.withdrawn]
+        if stage.format == "swiss":
+            # Swiss pairs whoever is still playing; schedules and brackets keep their
+            # places and skip a withdrawn entrant themselves.
+            stubs = [s for s in stubs if not s.withdrawn]
         try:
             result = engine.pair(
-                stubs
-                if stage.format in ("round_robin", "single_elimination", "pools")
-                else [s for s in stubs if not s.withdrawn],
+                stubs,
                 round_number=number,
                 table_size=tournament.sides_per_table,
                 settings=stage.settings,
                 seed=stage.settings.get("seed", stage.pk) if seed is None else seed,
-                results=bracket_results(stage) if stage.format == "single_elimination" else None,
+                results=bracket_results(stage) if stage.format in ELIMINATION else None,
             )
         except PairingError as error:
             raise TournamentError(str(error), "stage") from error
@@ -789,7 +790,7 @@ def finish_stage(
 def advance_bracket(match: Match) -> list[Match]:
     """Seat the winners of a finished bracket game at the tables they now reach."""
     stage = match.round.stage
-    if stage.format != "single_elimination" or not match.slot:
+    if stage.format not in ELIMINATION or not match.slot:
         return []
     from tournaments.pairing import get_engine
 

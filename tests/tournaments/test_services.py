@@ -241,3 +241,35 @@ def test_finish_stage_seeds_the_next_from_the_standings(organizer):
     final = generate_round(bracket, by=organizer)
     assert final.matches.count() == 1
     assert first.__class__.objects.get(pk=first.pk).status == Stage.Status.FINISHED
+
+
+def test_double_elimination_of_eight_advances_to_its_grand_final(organizer):
+    tournament = create_tournament(
+        by=organizer, name="Doble", ruleset_key="cutthroat", table_size=2
+    )
+    register_entrants(tournament, by=organizer, text="\n".join(NAMES[:8]))
+    stage = add_stage(
+        tournament,
+        by=organizer,
+        name="Doble",
+        format="double_elimination",
+        settings={"grand_final_reset": False},
+    )
+    referee = UserFactory()
+    rng = random.Random(6)
+    publish_round(generate_round(stage, by=organizer), by=organizer)
+    played = set()
+    while True:
+        pending = [
+            m for m in Match.objects.filter(round__stage=stage, bye=False) if m.pk not in played
+        ]
+        if not pending:
+            break
+        for match in pending:
+            played.add(match.pk)
+            assign_referee(match, referee, by=organizer)
+            play_out(match.game, referee, rng)
+            advance_bracket(match)
+    slots = set(Match.objects.filter(round__stage=stage).values_list("slot", flat=True))
+    assert {"W3-1", "L4-1", "GF"} <= slots
+    assert len(played) == 14  # 7 in the winners' bracket, 6 in the losers', the final

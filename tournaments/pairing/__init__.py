@@ -9,13 +9,14 @@ give the same tables.
 """
 
 from tournaments.pairing.base import Engine, PairingError
-from tournaments.pairing.elimination import SingleElimination
+from tournaments.pairing.elimination import DoubleElimination, SingleElimination
 from tournaments.pairing.pools import Pools
 from tournaments.pairing.round_robin import RoundRobin
 from tournaments.pairing.swiss import Swiss
 
 ENGINES: dict[str, Engine] = {
-    engine.key: engine for engine in (RoundRobin(), Swiss(), SingleElimination(), Pools())
+    engine.key: engine
+    for engine in (RoundRobin(), Swiss(), SingleElimination(), DoubleElimination(), Pools())
 }
 
 

@@ -26,12 +26,19 @@ from tournaments.pairing.base import (
 
 @dataclass(frozen=True)
 class Slot:
-    """One table of the bracket: where its entrants come from."""
+    """One table of the bracket: where its entrants come from.
+
+    A first-round slot seats ``seeds``; a later one seats, from each ``(slot, place)`` of
+    ``sources``, the entrant who finished in that place there (0 the winner, 1 the next).
+    A slot marked ``reset`` (a grand final's second game) is played only if the entrant
+    from the losers' bracket won the first.
+    """
 
     key: str
     round: int
     seeds: tuple[int, ...] = ()
-    feeders: tuple[str, ...] = ()
+    sources: tuple[tuple[str, int], ...] = ()
+    reset: bool = False
 
 
 def standard_order(size: int) -> list[int]:
@@ -75,7 +82,11 @@ def build_bracket(count: int, *, table_size: int = 2, advance: int = 1) -> list[
             Slot(
                 key=f"R{number}-{i + 1}",
                 round=number,
-                feeders=tuple(slot.key for slot in previous[i * group : (i + 1) * group]),
+                sources=tuple(
+                    (slot.key, place)
+                    for slot in previous[i * group : (i + 1) * group]
+                    for place in range(advance)
+                ),
             )
             for i in range(len(previous) // group)
         ]
@@ -99,15 +110,25 @@ def settle(
     by_seed = dict(enumerate(seeds, start=1))
     settled: dict[str, list[int]] = {key: list(ranking) for key, ranking in results.items()}
     ready: dict[str, list[int]] = {}
-    for slot in bracket:
+    by_key = {slot.key: slot for slot in bracket}
+    for slot in sorted(bracket, key=lambda s: s.round):
         if slot.key in settled:
             continue
-        if slot.round == 1:
+        if slot.seeds:
             seated = [by_seed[s] for s in slot.seeds if s in by_seed]
         else:
-            if any(feeder not in settled for feeder in slot.feeders):
+            if any(source not in settled for source, _ in slot.sources):
                 continue
-            seated = [e for feeder in slot.feeders for e in settled[feeder][:advance]]
+            seated = [
+                e for source, place in slot.sources for e in settled[source][place : place + 1]
+            ]
+        if slot.reset:
+            first_final = by_key[slot.sources[0][0]]
+            from_winners = settled[first_final.sources[0][0]][0]
+            if settled[first_final.key][0] == from_winners:
+                # The winners' bracket champion won the first final: no second game.
+                settled[slot.key] = list(settled[first_final.key])
+                continue
         if len(seated) <= advance:
             settled[slot.key] = seated  # a bye: nobody to beat
         else:
@@ -116,9 +137,131 @@ def settle(
 
 
 def champion(bracket: Sequence[Slot], settled: Mapping[str, Sequence[int]]) -> int | None:
-    final = bracket[-1]
+    """The bracket's winner once its last slot is settled."""
+    final = max(bracket, key=lambda slot: slot.round)
     ranking = settled.get(final.key)
     return ranking[0] if ranking else None
+
+
+def _with_rounds(slots: list[Slot]) -> list[Slot]:
+    """Give every slot the earliest round it can be played: one after its latest source."""
+    by_key = {slot.key: slot for slot in slots}
+    rounds: dict[str, int] = {}
+
+    def depth(key: str) -> int:
+        if key not in rounds:
+            slot = by_key[key]
+            rounds[key] = 1 if slot.seeds else 1 + max(depth(s) for s, _ in slot.sources)
+        return rounds[key]
+
+    return [
+        Slot(key=s.key, round=depth(s.key), seeds=s.seeds, sources=s.sources, reset=s.reset)
+        for s in slots
+    ]
+
+
+def build_double_bracket(count: int, *, grand_final_reset: bool = True) -> list[Slot]:
+    """Winners' and losers' brackets and the grand final, two a table.
+
+    Losers of each winners' round drop into the losers' bracket in reverse order, so that
+    two entrants who met in the winners' bracket do not meet again at once.
+    """
+    winners = build_bracket(count, table_size=2, advance=1)
+    by_round: dict[int, list[Slot]] = {}
+    for slot in winners:
+        by_round.setdefault(slot.round, []).append(slot)
+    last = max(by_round)
+    slots = [
+        Slot(
+            f"W{s.round}-{s.key.split('-')[1]}",
+            s.round,
+            s.seeds,
+            tuple(
+                (f"W{src.split('-')[0][1:]}-{src.split('-')[1]}", place) for src, place in s.sources
+            ),
+        )
+        for s in winners
+    ]
+    names = {
+        (s.round, i): f"W{s.round}-{i + 1}" for r in by_round for i, s in enumerate(by_round[r])
+    }
+    # Losers' round 1: the losers of winners' round 1, in pairs.
+    previous = [
+        (names[(1, 2 * i)], 1, names[(1, 2 * i + 1)], 1) for i in range(len(by_round[1]) // 2)
+    ]
+    losers: list[Slot] = []
+    number = 1
+    current = []
+    for i, (a, pa, b, pb) in enumerate(previous):
+        current.append(Slot(f"L{number}-{i + 1}", 0, sources=((a, pa), (b, pb))))
+    losers.extend(current)
+    for w_round in range(2, last + 1):
+        # Drop-in round: survivors meet the losers of this winners' round, crossed over.
+        number += 1
+        drops = [names[(w_round, i)] for i in range(len(by_round[w_round]))][::-1]
+        if len(current) != len(drops):
+            break
+        current = [
+            Slot(f"L{number}-{i + 1}", 0, sources=((survivor.key, 0), (drop, 1)))
+            for i, (survivor, drop) in enumerate(zip(current, drops, strict=True))
+        ]
+        losers.extend(current)
+        if len(current) > 1:
+            number += 1
+            current = [
+                Slot(
+                    f"L{number}-{i + 1}",
+                    0,
+                    sources=((current[2 * i].key, 0), (current[2 * i + 1].key, 0)),
+                )
+                for i in range(len(current) // 2)
+            ]
+            losers.extend(current)
+    final = Slot("GF", 0, sources=((names[(last, 0)], 0), (current[0].key, 0)))
+    slots += [*losers, final]
+    if grand_final_reset:
+        slots.append(Slot("GF2", 0, sources=(("GF", 0), ("GF", 1)), reset=True))
+    return _with_rounds(slots)
+
+
+class DoubleElimination:
+    key = "double_elimination"
+
+    def validate_settings(self, settings: Mapping[str, Any], *, table_size: int) -> None:
+        if table_size != 2:
+            raise PairingError("Double elimination is played two a table.")
+        reset = settings.get("grand_final_reset", True)
+        if not isinstance(reset, bool):
+            raise PairingError("Grand final reset is yes or no.")
+
+    def _bracket(self, count: int, settings: Mapping[str, Any]) -> list[Slot]:
+        if count < 4:
+            raise PairingError("Double elimination needs at least four entrants.")
+        return build_double_bracket(
+            count, grand_final_reset=settings.get("grand_final_reset", True)
+        )
+
+    def total_rounds(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
+        return max(slot.round for slot in self._bracket(count, settings))
+
+    def pair(self, entrants, *, round_number, table_size, settings, seed, results=None):
+        field = ordered(entrants)
+        bracket = self._bracket(len(field), settings)
+        ready, settled = settle(bracket, [e.id for e in field], results or {})
+        tables = [
+            Table(tuple(ready[s.key]), slot=s.key)
+            for s in bracket
+            if s.round == round_number and s.key in ready
+        ]
+        flags = [
+            Flag("bye", "Bye: nobody to play at this table.", tuple(settled[s.key]))
+            for s in bracket
+            if s.round == round_number
+            and s.key in settled
+            and s.key not in (results or {})
+            and settled[s.key]
+        ]
+        return PairingResult(tuple(tables), tuple(flags))
 
 
 class SingleElimination:

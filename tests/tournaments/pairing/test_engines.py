@@ -272,3 +272,74 @@ def test_every_engine_seats_everyone_once_a_round(key, n, size, seed):
     assert all(len(t.entrants) in (size, size - 1) or t.bye for t in result.tables)
     again = engine.pair(stubs(n), round_number=1, table_size=size, settings=options, seed=seed)
     assert again == result
+
+
+# --- double elimination ------------------------------------------------------------------------
+
+
+def play_double(n, *, reset, upset_final):
+    from tournaments.pairing.elimination import build_double_bracket
+
+    engine = get_engine("double_elimination")
+    field = stubs(n)
+    options = {"grand_final_reset": reset}
+    results: dict = {}
+    total = engine.total_rounds(n, table_size=2, settings=options)
+    met: dict = {}
+    for number in range(1, total + 1):
+        result = engine.pair(
+            field, round_number=number, table_size=2, settings=options, seed=0, results=results
+        )
+        for table in result.tables:
+            a, b = sorted(table.entrants)
+            pair = frozenset((a, b))
+            met[pair] = met.get(pair, 0) + 1
+            winner, loser = (b, a) if (upset_final and table.slot == "GF") else (a, b)
+            results[table.slot] = [winner, loser]
+    bracket = build_double_bracket(n, grand_final_reset=reset)
+    _, settled = settle(bracket, [e.id for e in field], results)
+    return settled, results, met
+
+
+def test_double_elimination_plays_to_a_champion_without_a_reset():
+    settled, results, _ = play_double(16, reset=True, upset_final=False)
+    assert "GF2" not in results  # the winners' champion won the final
+    assert settled["GF2"][0] == 100
+
+
+def test_double_elimination_grand_final_reset_is_played_after_an_upset():
+    settled, results, _ = play_double(16, reset=True, upset_final=True)
+    assert "GF2" in results
+    assert settled["GF2"][0] in results["GF2"]
+
+
+def test_double_elimination_without_reset_ends_at_the_final():
+    settled, results, _ = play_double(8, reset=False, upset_final=True)
+    assert "GF2" not in settled
+    assert settled["GF"][0] == results["GF"][0]
+
+
+def test_double_elimination_everyone_loses_twice_but_the_champion():
+    _, results, _ = play_double(16, reset=True, upset_final=False)
+    losses: dict = {}
+    for ranking in results.values():
+        for loser in ranking[1:]:
+            losses[loser] = losses.get(loser, 0) + 1
+    assert all(count == 2 for entrant, count in losses.items())
+    assert 100 not in losses
+    assert len(losses) == 15
+
+
+def test_double_elimination_avoids_immediate_rematches_in_the_losers_bracket():
+    _, results, _ = play_double(16, reset=True, upset_final=False)
+    # Crossed drop-ins: a winners' round-two loser meets a survivor from the other half,
+    # never the entrant it beat in round one.
+    first_round = [set(results[key]) for key in results if key.startswith("W1-")]
+    drop_ins = [set(results[key]) for key in results if key.startswith("L2-")]
+    assert drop_ins
+    assert not any(pair == earlier for pair in drop_ins for earlier in first_round)
+
+
+def test_double_elimination_with_byes():
+    settled, _, _ = play_double(13, reset=False, upset_final=False)
+    assert settled["GF"][0] == 100
