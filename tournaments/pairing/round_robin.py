@@ -50,6 +50,9 @@ def berger_rounds(count: int) -> list[list[tuple[int | None, int | None]]]:
     return rounds
 
 
+MAX_DEFAULT_ROUNDS = 15
+
+
 def rounds_in_schedule(count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
     """How many rounds the round robin has: everyone once (two sides), or as set."""
     if table_size == 2:
@@ -57,7 +60,12 @@ def rounds_in_schedule(count: int, *, table_size: int, settings: Mapping[str, An
     rounds = settings.get("rounds")
     if rounds is None:
         # Everyone could meet everyone once in (n - 1) / (table_size - 1) rounds.
-        return max(1, -(-(count - 1) // (table_size - 1)))
+        rounds = max(1, -(-(count - 1) // (table_size - 1)))
+        if rounds > MAX_DEFAULT_ROUNDS:
+            raise PairingError(
+                f"Meeting everyone would take {rounds} rounds at tables of {table_size}: "
+                "say how many rounds to play."
+            )
     return rounds
 
 
