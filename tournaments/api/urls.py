@@ -38,6 +38,11 @@ urlpatterns = [
         views.RoundPublishView.as_view(),
         name="tournament-round-publish",
     ),
+    path(
+        "tournaments/<slug:slug>/standings/",
+        views.StandingsView.as_view(),
+        name="tournament-standings",
+    ),
     path("matches/<int:pk>/", views.MatchDetailView.as_view(), name="match-detail"),
     path("matches/<int:pk>/referee/", views.MatchRefereeView.as_view(), name="match-referee"),
 ]

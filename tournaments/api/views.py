@@ -1,5 +1,7 @@
 """The tournaments API: events, entrants, stages, rounds (with pairing flags) and matches."""
 
+import hashlib
+
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db.models import Count, Prefetch, Q
@@ -15,7 +17,16 @@ from accounts.idempotency import run_once
 from accounts.permissions import allowed
 from tournaments import services
 from tournaments.api import serializers as s
-from tournaments.models import Entrant, Match, MatchSeat, Round, Stage, Tournament
+from tournaments.models import (
+    Entrant,
+    Match,
+    MatchSeat,
+    Round,
+    Stage,
+    Standing,
+    StandingsState,
+    Tournament,
+)
 
 
 def refusal(error: services.TournamentError) -> Response:
@@ -348,3 +359,51 @@ class MatchRefereeView(TournamentMixin, APIView):
             return Response(s.MatchSerializer(done).data)
 
         return self.act(request, assign)
+
+
+class StandingsView(TournamentMixin, APIView):
+    """A stage's standings snapshot; reading never computes. Pollers get 304 when unchanged."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("stage", OpenApiTypes.INT)],
+        responses={200: OpenApiTypes.OBJECT, 304: None},
+    )
+    def get(self, request, slug: str):
+        tournament = self.get_tournament(request, slug)
+        stage = _stage_of(tournament, request)
+        state = StandingsState.objects.filter(tournament=tournament).first()
+        computed = state.computed_at if state else None
+        stale = bool(state and state.stale)
+        tag = '"{}"'.format(
+            hashlib.sha256(
+                f"{stage.pk}:{computed}:{stale}:{tournament.tiebreak_order}".encode()
+            ).hexdigest()[:32]
+        )
+        if request.headers.get("If-None-Match") == tag:
+            response = Response(status=status.HTTP_304_NOT_MODIFIED)
+            response["ETag"] = tag
+            return response
+        order = list(tournament.tiebreak_order)
+        rows = Standing.objects.filter(stage=stage).select_related("entrant").order_by("position")
+        body = {
+            "stage": stage.order,
+            "order": order,
+            "computed_at": computed,
+            "stale": stale,
+            "rows": [
+                {
+                    "rank": row.rank,
+                    "tied": row.tied,
+                    "entrant": {"id": row.entrant_id, "name": row.entrant.name},
+                    "withdrawn": row.withdrawn,
+                    "games_played": row.games_played,
+                    "metrics": {key: row.metrics.get(key) for key in order},
+                    "all_metrics": row.metrics,
+                    "reason": row.reason,
+                }
+                for row in rows
+            ],
+        }
+        response = Response(body)
+        response["ETag"] = tag
+        return response

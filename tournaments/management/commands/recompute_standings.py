@@ -1,0 +1,23 @@
+"""Recompute standings snapshots now: every tournament, or the one named by its slug."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from tournaments.models import Tournament
+from tournaments.standings_store import rebuild_standings
+
+
+class Command(BaseCommand):
+    help = "Recompute the standings snapshot of one tournament (by slug) or of all of them."
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug", nargs="?", help="only this tournament")
+
+    def handle(self, *args, slug=None, **options):
+        tournaments = Tournament.objects.order_by("pk")
+        if slug:
+            tournaments = tournaments.filter(slug=slug)
+            if not tournaments.exists():
+                raise CommandError(f"There is no tournament {slug!r}.")
+        for tournament in tournaments:
+            rows = rebuild_standings(tournament.pk)
+            self.stdout.write(f"{tournament.slug}: {rows} standing row(s)")
