@@ -182,3 +182,91 @@ def test_a_bracket_of_sixteen_played_through_the_api(api, django_capture_on_comm
     # Every finished game also refreshed the standings snapshot (tasks run in-process).
     assert Standing.objects.filter(tournament__slug=slug).count() == 16
     assert StandingsState.objects.get(tournament__slug=slug).runs >= 15
+
+
+def test_swap_two_entrants_through_the_api(api):
+    slug = make(api, table_size=4)
+    api.post(
+        f"/api/v1/tournaments/{slug}/entrants/",
+        {"text": "\n".join(f"P{i}" for i in range(8))},
+        format="json",
+    )
+    api.post(
+        f"/api/v1/tournaments/{slug}/stages/",
+        {"name": "RR", "format": "round_robin", "settings": {"rounds": 1}},
+        format="json",
+    )
+    round_ = api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json").json()
+    first, second = round_["matches"]
+    a, b = first["entrants"][0]["id"], second["entrants"][0]["id"]
+    response = api.post(
+        f"/api/v1/tournaments/{slug}/rounds/1/swap/", {"entrants": [a, b]}, format="json"
+    )
+    assert response.status_code == 200, response.json()
+    tables = {m["id"]: [e["id"] for e in m["entrants"]] for m in response.json()["matches"]}
+    assert b in tables[first["id"]]
+    assert a in tables[second["id"]]
+    bad = api.post(f"/api/v1/tournaments/{slug}/rounds/1/swap/", {"entrants": [a]}, format="json")
+    assert bad.status_code == 400
+
+
+def test_a_correction_that_changes_a_bracket_winner_flags_the_next_table(
+    api, django_capture_on_commit_callbacks
+):
+    slug = make(api)
+    api.post(
+        f"/api/v1/tournaments/{slug}/entrants/",
+        {"text": "\n".join(f"J{i}" for i in range(4))},
+        format="json",
+    )
+    api.post(
+        f"/api/v1/tournaments/{slug}/stages/",
+        {"name": "Llave", "format": "single_elimination"},
+        format="json",
+    )
+    api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json")
+    referee = UserFactory(username="ref2")
+    ref = client_for(referee)
+    first_round = list(Match.objects.filter(round__stage__tournament__slug=slug, round__number=1))
+    for match in first_round:
+        api.post(f"/api/v1/matches/{match.pk}/referee/", {"referee": "ref2"}, format="json")
+        for number in (1, 2, 3):
+            with django_capture_on_commit_callbacks(execute=True):
+                ref.post(
+                    f"/api/v1/games/{match.game_id}/hands/",
+                    {
+                        "number": number,
+                        "ended": "domino",
+                        "domino_by": "A",
+                        "pips": {"A": 0, "B": 60},
+                    },
+                    format="json",
+                )
+    final = Match.objects.get(round__stage__tournament__slug=slug, slot="R2-1")
+    api.post(f"/api/v1/matches/{final.pk}/referee/", {"referee": "ref2"}, format="json")
+    ref.post(
+        f"/api/v1/games/{final.game_id}/hands/",
+        {"number": 1, "ended": "block", "pips": {"A": 5, "B": 9}},
+        format="json",
+    )
+    # The first table's last hand was B's, not A's: B now wins that game.
+    corrected = first_round[0]
+    for number in (1, 2, 3):
+        with django_capture_on_commit_callbacks(execute=True):
+            response = ref.put(
+                f"/api/v1/games/{corrected.game_id}/hands/{number}/",
+                {
+                    "ended": "domino",
+                    "domino_by": "B",
+                    "pips": {"A": 60, "B": 0},
+                    "reason": "scored to the wrong seat",
+                    "expected_version": 1,
+                },
+                format="json",
+            )
+        assert response.status_code == 200, response.json()
+    detail = api.get(f"/api/v1/matches/{final.pk}/").json()
+    assert detail["needs_attention"] is True
+    assert "correction" in detail["attention_reason"]
+    final.refresh_from_db()
+    assert final.game.hands.count() == 1  # the played final was not rewritten

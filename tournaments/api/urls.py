@@ -39,6 +39,11 @@ urlpatterns = [
         name="tournament-round-publish",
     ),
     path(
+        "tournaments/<slug:slug>/rounds/<int:number>/swap/",
+        views.RoundSwapView.as_view(),
+        name="tournament-round-swap",
+    ),
+    path(
         "tournaments/<slug:slug>/standings/",
         views.StandingsView.as_view(),
         name="tournament-standings",

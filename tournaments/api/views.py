@@ -407,3 +407,33 @@ class StandingsView(TournamentMixin, APIView):
         response = Response(body)
         response["ETag"] = tag
         return response
+
+
+class RoundSwapView(TournamentMixin, APIView):
+    """Swap two entrants' seats before the round's games start (re-validated)."""
+
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses=s.RoundSerializer,
+        parameters=[OpenApiParameter("stage", OpenApiTypes.INT)],
+    )
+    def post(self, request, slug: str, number: int):
+        tournament = self.get_tournament(request, slug, manage=True)
+        stage = _stage_of(tournament, request)
+        round_ = Round.objects.filter(stage=stage, number=number).first()
+        if round_ is None:
+            raise Http404
+
+        def swap():
+            ids = request.data.get("entrants") if isinstance(request.data, dict) else None
+            if not isinstance(ids, list) or len(ids) != 2:
+                raise ValidationError({"entrants": ["Name the two entrants to swap: [id, id]."]})
+            found = {e.pk: e for e in Entrant.objects.filter(tournament=tournament, pk__in=ids)}
+            if len(found) != 2:
+                raise ValidationError({"entrants": ["Both must be entrants of this tournament."]})
+            services.swap_seats(round_, found[ids[0]], found[ids[1]], by=request.user)
+            return Response(
+                s.RoundSerializer(_with_tables(Round.objects.filter(pk=round_.pk)).get()).data
+            )
+
+        return self.act(request, swap)
