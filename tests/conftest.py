@@ -127,3 +127,19 @@ def celery_worker_process(django_db_setup, django_db_blocker):
 def fast_password_hashing(settings):
     """Hash test passwords cheaply: the real hasher is slow on purpose."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def tasks_in_process(request):
+    """Run Celery tasks in-process except in tests that exercise the real broker."""
+    from config.celery import app
+
+    if "broker" in request.keywords:
+        yield
+        return
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = previous

@@ -9,7 +9,8 @@ from config.celery import app, health
 def test_tasks_run_in_process_without_a_broker(settings):
     if settings.REDIS_URL:
         pytest.skip("REDIS_URL is set: tasks go to the broker")
-    assert app.conf.task_always_eager
+    assert settings.CELERY_TASK_ALWAYS_EAGER is True
+    assert settings.CELERY_BROKER_URL == "memory://"
     assert health.delay("eager").get(timeout=1) == "eager"
 
 
