@@ -88,3 +88,27 @@ def purge(older_than: timedelta = KEEP_FOR) -> int:
     """Forget keys older than ``older_than``; returns how many."""
     deleted, _ = IdempotencyKey.objects.filter(created_at__lt=timezone.now() - older_than).delete()
     return deleted
+
+
+def claim(user, key: str, what: str) -> bool:
+    """Take ``key`` for a page form's write; False when that form was already sent.
+
+    Call it inside the write's transaction: a rolled-back write releases the key, so a
+    retry after a failure is carried out, and a retry after a success is not.
+    """
+    key = (key or "").strip()[:MAX_KEY_LENGTH]
+    if not key or not getattr(user, "is_authenticated", False):
+        return True
+    digest = hashlib.sha256(what.encode()).hexdigest()
+    try:
+        with transaction.atomic():
+            IdempotencyKey.objects.create(
+                user=user,
+                key=f"page:{key}"[:MAX_KEY_LENGTH],
+                fingerprint=digest,
+                status_code=200,
+                response={"page": what},
+            )
+    except IntegrityError:
+        return False
+    return True

@@ -281,6 +281,39 @@ def score_hand(
     )
 
 
+def score_ending(
+    rules: RuleSet,
+    seats: Sequence[str],
+    *,
+    ended: str,
+    domino_by: str | None,
+    pips: Mapping[str, int] | None,
+    tiles: Mapping[str, Sequence[Sequence[int]]] | None,
+    leader: str | None,
+    lowest_tiles: Mapping[str, Sequence[int]] | None,
+) -> HandResult:
+    """Score a hand as a referee reports it: ``ended`` is "domino" or "block"."""
+    if ended not in ("domino", "block"):
+        raise ScoringError('A hand ends in a "domino" or a "block".', "ended")
+    if ended == "domino" and not domino_by:
+        raise ScoringError("Say who went out (domino by which seat).", "domino_by")
+    if ended == "block" and domino_by:
+        raise ScoringError("A blocked hand has nobody who went out.", "domino_by")
+    if (pips is None) == (tiles is None):
+        raise ScoringError("Give the pips left in every hand, or the tiles (not both).", "pips")
+    if leader is not None and leader not in seats:
+        raise ScoringError(f"There is no seat {leader!r} to lead.", "leader")
+    return score_hand(
+        rules,
+        seats=seats,
+        pips=pips,
+        tiles=tiles,
+        domino_by=domino_by if ended == "domino" else None,
+        leader=leader,
+        lowest_tiles=lowest_tiles,
+    )
+
+
 def _block_winners(
     rules: RuleSet,
     seats: list[str],

@@ -262,36 +262,8 @@ def _user(by):
     return by if getattr(by, "pk", None) else None
 
 
-def _score(
-    ruleset: RuleSet,
-    seat_names: list[str],
-    *,
-    ended: str,
-    domino_by: str | None,
-    pips: dict | None,
-    tiles: dict | None,
-    leader: str | None,
-    lowest_tiles: dict | None,
-) -> engine.HandResult:
-    if ended not in (Hand.Ended.DOMINO, Hand.Ended.BLOCK):
-        raise ScoringError('A hand ends in a "domino" or a "block".', "ended")
-    if ended == Hand.Ended.DOMINO and not domino_by:
-        raise ScoringError("Say who went out (domino by which seat).", "domino_by")
-    if ended == Hand.Ended.BLOCK and domino_by:
-        raise ScoringError("A blocked hand has nobody who went out.", "domino_by")
-    if (pips is None) == (tiles is None):
-        raise ScoringError("Give the pips left in every hand, or the tiles (not both).", "pips")
-    if leader is not None and leader not in seat_names:
-        raise ScoringError(f"There is no seat {leader!r} to lead.", "leader")
-    return engine.score_hand(
-        ruleset,
-        seats=seat_names,
-        pips=pips,
-        tiles=tiles,
-        domino_by=domino_by if ended == Hand.Ended.DOMINO else None,
-        leader=leader,
-        lowest_tiles=lowest_tiles,
-    )
+def _score(ruleset: RuleSet, seat_names: list[str], **ending) -> engine.HandResult:
+    return engine.score_ending(ruleset, seat_names, **ending)
 
 
 def _pips_of(result: engine.HandResult, pips: dict | None, tiles: dict | None) -> dict:

@@ -9,6 +9,7 @@ next successful request) catches up.
 """
 
 import logging
+from contextlib import contextmanager
 from datetime import timedelta
 
 from celery import shared_task
@@ -36,6 +37,22 @@ def request_recompute(tournament_id: int) -> bool:
     if not claimed:
         return False
     return _enqueue(state.pk, tournament_id)
+
+
+@contextmanager
+def standings_held(tournament_id: int):
+    """Hold a tournament's recomputes during a bulk load, then run one at the end.
+
+    While held, changes only mark the standings dirty (as if a recompute were already
+    queued); leaving the block releases the hold and queues the one recompute.
+    """
+    state, _ = StandingsState.objects.get_or_create(tournament_id=tournament_id)
+    StandingsState.objects.filter(pk=state.pk).update(queued=True, queued_at=timezone.now())
+    try:
+        yield
+    finally:
+        StandingsState.objects.filter(pk=state.pk).update(queued=False, queued_at=None)
+        request_recompute(tournament_id)
 
 
 def _enqueue(state_id: int, tournament_id: int) -> bool:

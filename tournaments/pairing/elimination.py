@@ -244,6 +244,10 @@ class DoubleElimination:
     def total_rounds(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
         return max(slot.round for slot in self._bracket(count, settings))
 
+    def bracket(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> list[Slot]:
+        """Every slot of the bracket, played or not (for drawing it)."""
+        return self._bracket(count, settings)
+
     def pair(self, entrants, *, round_number, table_size, settings, seed, results=None):
         field = ordered(entrants)
         bracket = self._bracket(len(field), settings)
@@ -279,6 +283,10 @@ class SingleElimination:
     def total_rounds(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
         bracket = build_bracket(count, table_size=table_size, advance=settings.get("advance", 1))
         return bracket[-1].round
+
+    def bracket(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> list[Slot]:
+        """Every slot of the bracket, played or not (for drawing it)."""
+        return build_bracket(count, table_size=table_size, advance=settings.get("advance", 1))
 
     def pair(
         self,

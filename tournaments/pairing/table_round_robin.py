@@ -14,6 +14,8 @@ outside checks; ``plan`` also returns flags, and ``replan`` schedules the remain
 rounds around meetings already played (a withdrawal or a late entry).
 """
 
+import copy
+import functools
 import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
@@ -365,7 +367,16 @@ def plan(
     table_size: int = 4,
     seed: int = 0,
 ) -> Plan:
-    """Schedule ``rounds`` rounds for players ``0 … n_players - 1``, with flags."""
+    """Schedule ``rounds`` rounds for players ``0 … n_players - 1``, with flags.
+
+    The search is deterministic for its arguments, and a stage asks for the same plan
+    at every round, so plans are kept (a copy is returned: callers may change theirs).
+    """
+    return copy.deepcopy(_plan(n_players, rounds, table_size, seed))
+
+
+@functools.lru_cache(maxsize=64)
+def _plan(n_players: int, rounds: int, table_size: int, seed: int) -> Plan:
     return replan(list(range(n_players)), rounds, table_size=table_size, seed=seed)
 
 

@@ -1,0 +1,177 @@
+"""The referee's forms: the end of a hand, a correction and points during play."""
+
+import re
+import uuid
+
+from django import forms
+
+from scoring.models import Hand, ScoreEvent
+from scoring.rulesets import RuleSet, ScoringError
+
+_SEAT_IN_MESSAGE = re.compile(r"\b[Ss]eat ([A-F])\b")
+
+
+def in_names(message: str, seat_labels: dict[str, str]) -> str:
+    """Say "Ana" where the engine says "seat A": referees know players, not letters."""
+    return _SEAT_IN_MESSAGE.sub(lambda m: seat_labels.get(m.group(1), m.group(0)), message)
+
+
+def _tile(text: str) -> tuple[int, int]:
+    found = re.fullmatch(r"\s*([0-6])\s*[-/|: ]\s*([0-6])\s*", text)
+    if not found:
+        raise forms.ValidationError('Write a tile as two numbers, like "1-2".')
+    return int(found.group(1)), int(found.group(2))
+
+
+class HandForm(forms.Form):
+    """How a hand ended: a domino by one seat or a block, and the pips left per seat."""
+
+    number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=255, required=False)
+    ending = forms.ChoiceField(
+        label="How did the hand end?",
+        widget=forms.RadioSelect,
+        error_messages={"required": "Say who dominoed, or that the hand was blocked."},
+    )
+    leader = forms.ChoiceField(label="Led by", required=False)
+
+    def __init__(self, *args, seats, ruleset: RuleSet, leader: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.seats = list(seats)
+        self.ruleset = ruleset
+        self.labels = {seat.name: seat.display_name or seat.name for seat in self.seats}
+        self.fields["ending"].choices = [
+            (seat.name, f"Domino by {self.labels[seat.name]}") for seat in self.seats
+        ] + [("block", "Blocked")]
+        self.fields["leader"].choices = [("", "not noted")] + [
+            (seat.name, self.labels[seat.name]) for seat in self.seats
+        ]
+        self.fields["leader"].initial = leader
+        for seat in self.seats:
+            self.fields[f"pips_{seat.name}"] = forms.IntegerField(
+                label=f"Pips left: {self.labels[seat.name]}",
+                required=False,
+                min_value=0,
+                widget=forms.NumberInput(
+                    attrs={"inputmode": "numeric", "pattern": "[0-9]*", "class": "pips"}
+                ),
+                error_messages={
+                    "invalid": "Enter the pips as a whole number.",
+                    "min_value": "Pips cannot be fewer than 0.",
+                },
+            )
+            if ruleset.block_tie == "lowest_tile":
+                self.fields[f"lowest_{seat.name}"] = forms.CharField(
+                    label=f"Lowest tile: {self.labels[seat.name]}",
+                    required=False,
+                    max_length=5,
+                    help_text="Only for a tied block, like 1-2.",
+                )
+        if not self.is_bound:
+            self.fields["idempotency_key"].initial = uuid.uuid4().hex
+
+    def pip_fields(self):
+        return [self[f"pips_{seat.name}"] for seat in self.seats]
+
+    def lowest_fields(self):
+        return [
+            self[f"lowest_{seat.name}"]
+            for seat in self.seats
+            if f"lowest_{seat.name}" in self.fields
+        ]
+
+    def clean(self):
+        data = super().clean()
+        ending = data.get("ending")
+        for seat in self.seats:
+            key = f"pips_{seat.name}"
+            if key in self.errors:
+                continue
+            if data.get(key) is None:
+                if ending == seat.name:
+                    data[key] = 0  # who dominoed holds nothing
+                else:
+                    self.add_error(
+                        key, f"Give the pips left in {self.labels[seat.name]}'s hand (0 if none)."
+                    )
+            elif ending == seat.name and data[key] != 0:
+                self.add_error(
+                    key, f"{self.labels[seat.name]} dominoed, so no pips are left in that hand."
+                )
+            lowest = f"lowest_{seat.name}"
+            if lowest in self.fields and data.get(lowest):
+                try:
+                    data[lowest] = _tile(data[lowest])
+                except forms.ValidationError as error:
+                    self.add_error(lowest, error)
+        return data
+
+    def ending_kwargs(self) -> dict:
+        data = self.cleaned_data
+        ending = data["ending"]
+        lowest = {
+            seat.name: data[f"lowest_{seat.name}"]
+            for seat in self.seats
+            if data.get(f"lowest_{seat.name}")
+        }
+        return {
+            "ended": Hand.Ended.BLOCK if ending == "block" else Hand.Ended.DOMINO,
+            "domino_by": None if ending == "block" else ending,
+            "pips": {seat.name: data[f"pips_{seat.name}"] for seat in self.seats},
+            "tiles": None,
+            "leader": data.get("leader") or None,
+            "lowest_tiles": lowest or None,
+        }
+
+    def refuse(self, error: ScoringError) -> None:
+        """Put a service's refusal beside the field it is about, in the players' names."""
+        message = in_names(error.message, self.labels)
+        seat = _SEAT_IN_MESSAGE.search(error.message)
+        if error.field == "pips" and seat and f"pips_{seat.group(1)}" in self.fields:
+            self.add_error(f"pips_{seat.group(1)}", message)
+        elif error.field in ("ended", "domino_by"):
+            self.add_error("ending", message)
+        elif error.field == "leader":
+            self.add_error("leader", message)
+        else:
+            self.add_error(None, message)
+
+    @classmethod
+    def initial_from(cls, hand: Hand) -> dict:
+        initial = {
+            "number": hand.number,
+            "ending": hand.domino_by if hand.ended == Hand.Ended.DOMINO else "block",
+            "leader": hand.leader,
+        }
+        for seat, pips in hand.pips.items():
+            initial[f"pips_{seat}"] = pips
+        for seat, tile in (hand.lowest_tiles or {}).items():
+            initial[f"lowest_{seat}"] = f"{tile[0]}-{tile[1]}"
+        return initial
+
+
+class CorrectionForm(HandForm):
+    """A new version of an earlier hand: the same fields, the version seen and a reason."""
+
+    expected_version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    reason = forms.CharField(
+        label="Why is this hand being corrected?",
+        max_length=500,
+        error_messages={"required": "Say why the hand is being corrected."},
+    )
+
+
+class EventForm(forms.Form):
+    """Points during play: in-play points, a steal or a penalty for one seat."""
+
+    seat = forms.CharField(max_length=1)
+    kind = forms.ChoiceField(
+        choices=[
+            (ScoreEvent.Kind.IN_PLAY, "in play"),
+            (ScoreEvent.Kind.STEAL, "steal"),
+            (ScoreEvent.Kind.PENALTY, "penalty"),
+        ]
+    )
+    points = forms.IntegerField(required=False)
+    double = forms.BooleanField(required=False)
+    hand = forms.IntegerField(min_value=1)

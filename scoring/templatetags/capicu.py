@@ -1,0 +1,21 @@
+"""Template helpers shared by every page (registered as a builtin in settings)."""
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def get_item(mapping, key):
+    """``mapping[key]`` in a template, or None when absent."""
+    if mapping is None:
+        return None
+    return mapping.get(key)
+
+
+@register.filter
+def signed(value):
+    """A number with its sign: +5, -10, 0."""
+    if value in (None, ""):
+        return ""
+    return f"{value:+d}" if value else "0"

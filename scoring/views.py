@@ -1,0 +1,363 @@
+"""Game pages: the public hand-by-hand page and the referee's scoring page for a phone.
+
+Every write goes through ``scoring.services``; these views only read forms, call a
+service and say what happened. The scoring page answers htmx requests with its panel
+alone and plain form posts with the whole page, so it works without JavaScript too.
+"""
+
+import uuid
+from collections.abc import Callable
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Case, IntegerField, Value, When
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_POST
+
+from accounts.idempotency import claim
+from accounts.permissions import allowed
+from scoring import charts, services
+from scoring.forms import CorrectionForm, EventForm, HandForm, in_names
+from scoring.models import Game, Hand, ScoreEvent
+from scoring.rulesets import ScoringError
+from scoring.selectors import game_sheet, preview_hand, ruleset_of
+
+# Higher apps add links shown on a game's pages (its tournament, its table) without
+# scoring importing them: each hook takes a game and returns (label, url) pairs.
+GAME_LINKS: list[Callable[[Game], list[tuple[str, str]]]] = []
+
+IN_PLAY_BUTTONS = (5, 10, 15, 20, 25, 30, 35)
+
+
+def game_links(game: Game) -> list[tuple[str, str]]:
+    return [link for hook in GAME_LINKS for link in hook(game)]
+
+
+def _viewable(request, pk: int) -> Game:
+    game = get_object_or_404(Game, pk=pk)
+    if not allowed(request.user, "game.view", game):
+        raise Http404("No such game.")
+    return game
+
+
+def _scorable(request, pk: int) -> Game:
+    game = _viewable(request, pk)
+    if not allowed(request.user, "game.score", game):
+        raise PermissionDenied("Only this table's referees and the event's organizers score it.")
+    return game
+
+
+def _unchanged(request, game: Game) -> bool:
+    return request.GET.get("since") == str(game.revision)
+
+
+def _sheet_context(game: Game) -> dict:
+    sheet = game_sheet(game)
+    series = [
+        charts.Series(label=sheet.side_labels[side.name], totals=sheet.running[side.name])
+        for side in sheet.sides
+    ]
+    chart = charts.running_total_svg(series, target=sheet.ruleset.target)
+    return {
+        "game": game,
+        "sheet": sheet,
+        "chart": mark_safe(chart),  # built from escaped labels and numbers only
+        "links": game_links(game),
+        "totals": _totals(game, sheet),
+    }
+
+
+def _totals(game: Game, sheet) -> list[dict]:
+    return [
+        {
+            "name": side.name,
+            "label": sheet.side_labels[side.name],
+            "total": game.total_of(side.name),
+            "winner": game.winner == side.name,
+        }
+        for side in sheet.sides
+    ]
+
+
+def game_page(request, pk: int):
+    """Public: every hand, the running totals and a chart; refreshes itself while live."""
+    game = _viewable(request, pk)
+    if request.htmx and _unchanged(request, game):
+        return HttpResponse(status=204)
+    template = "scoring/_game_live.html" if request.htmx else "scoring/game.html"
+    context = _sheet_context(game)
+    context["can_score"] = allowed(request.user, "game.score", game)
+    response = render(request, template, context)
+    response["ETag"] = f'"game-{game.pk}-{game.revision}"'
+    return response
+
+
+@login_required
+def my_tables(request):
+    """The games this referee is assigned to: those in play first, then those to come."""
+    games = (
+        Game.objects.filter(referees=request.user)
+        .annotate(
+            order=Case(
+                When(status=Game.Status.IN_PROGRESS, then=Value(0)),
+                When(status=Game.Status.SCHEDULED, then=Value(1)),
+                default=Value(2),
+                output_field=IntegerField(),
+            )
+        )
+        .prefetch_related("sides", "seats")
+        .order_by("order", "-updated_at", "pk")
+    )
+    rows = []
+    for game in games:
+        seats = {seat.name: seat.display_name for seat in game.seats.all()}
+        rows.append(
+            {
+                "game": game,
+                "sides": [
+                    {
+                        "label": " & ".join(seats[n] for n in side.name.split("+")),
+                        "total": game.total_of(side.name),
+                    }
+                    for side in game.sides.all()
+                ],
+            }
+        )
+    return render(request, "scoring/my_tables.html", {"rows": rows})
+
+
+# --- the scoring page ------------------------------------------------------------------
+
+
+def _panel_context(game: Game, *, form: HandForm | None = None, notice: str = "", error=""):
+    context = _sheet_context(game)
+    sheet = context["sheet"]
+    ruleset = sheet.ruleset
+    number = game.hand_count + 1
+    if form is None:
+        form = HandForm(
+            seats=sheet.seats,
+            ruleset=ruleset,
+            leader=game.next_leader,
+            initial={"number": number},
+        )
+    events = list(
+        ScoreEvent.objects.filter(game=game, hand_number=number, active=True)
+        .exclude(kind=ScoreEvent.Kind.STOLEN)
+        .select_related("seat")
+        .order_by("pk")
+    )
+    context.update(
+        form=form,
+        number=number,
+        events=events,
+        ruleset=ruleset,
+        in_play_buttons=[p for p in IN_PLAY_BUTTONS if ruleset.in_play_scoring],
+        event_key=_fresh_key(),
+        notice=notice,
+        error=error,
+        recent=list(reversed(sheet.rows[-4:])),
+    )
+    return context
+
+
+def _fresh_key() -> str:
+    return uuid.uuid4().hex
+
+
+def _answer(request, game: Game, **panel):
+    """The panel for htmx, the whole page otherwise (with a status code that fits)."""
+    status = 400 if panel.get("error") or (panel.get("form") and panel["form"].errors) else 200
+    game.refresh_from_db()
+    template = "scoring/_score_panel.html" if request.htmx else "scoring/score.html"
+    if request.htmx and status == 400:
+        status = 200  # htmx swaps only successful answers; the panel shows the problem
+    return render(request, template, _panel_context(game, **panel), status=status)
+
+
+@login_required
+def score_page(request, pk: int):
+    game = _scorable(request, pk)
+    return render(request, "scoring/score.html", _panel_context(game))
+
+
+@login_required
+@require_POST
+def preview(request, pk: int):
+    """The award the engine gives for the form as it stands; nothing is stored."""
+    game = _scorable(request, pk)
+    form = HandForm(request.POST, seats=game.seats.order_by("position"), ruleset=ruleset_of(game))
+    result = problem = None
+    if form.is_valid():
+        try:
+            result = preview_hand(game, **form.ending_kwargs())
+        except ScoringError as error:
+            problem = in_names(error.message, form.labels)
+    sheet = game_sheet(game)
+    awards = []
+    if result is not None:
+        awards = [
+            {"label": sheet.side_labels[name], "points": points}
+            for name, points in result.awards.items()
+        ]
+    return render(
+        request,
+        "scoring/_preview.html",
+        {"awards": awards, "problem": problem, "complete": form.is_valid()},
+    )
+
+
+@login_required
+@require_POST
+def record(request, pk: int):
+    game = _scorable(request, pk)
+    sheet_seats = list(game.seats.order_by("position"))
+    form = HandForm(request.POST, seats=sheet_seats, ruleset=ruleset_of(game))
+    if not form.is_valid():
+        return _answer(request, game, form=form, error="The hand was not saved: see below.")
+    data = form.cleaned_data
+    try:
+        outcome = services.record_hand(
+            game,
+            by=request.user,
+            number=data["number"],
+            idempotency_key=data["idempotency_key"] or None,
+            **form.ending_kwargs(),
+        )
+    except ScoringError as error:
+        form.refuse(error)
+        return _answer(request, game, form=form, error="The hand was not saved: see below.")
+    except services.GameConflict as error:
+        return _answer(request, game, error=f"The hand was not saved. {error.message}")
+    notice = _saved_notice(outcome, form.labels)
+    if not request.htmx:
+        return _redirect_with(request, game, notice)
+    return _answer(request, outcome.game, notice=notice)
+
+
+def _saved_notice(outcome: services.HandOutcome, labels: dict[str, str]) -> str:
+    hand = outcome.hand
+    if outcome.replayed:
+        return f"Hand {hand.number} was already saved; it was not counted twice."
+    scored = [
+        f"{_side_label(name, labels)} +{points}" for name, points in hand.awards.items() if points
+    ]
+    text = f"Hand {hand.number} saved" + (f": {', '.join(scored)}." if scored else ": no award.")
+    if outcome.game.is_finished:
+        winner = outcome.game.winner
+        text += f" Game over: {_side_label(winner, labels)} won." if winner else " Game drawn."
+    return text
+
+
+def _side_label(side_name: str, labels: dict[str, str]) -> str:
+    return " & ".join(labels.get(name, name) for name in side_name.split("+"))
+
+
+def _redirect_with(request, game: Game, notice: str):
+    messages.success(request, notice)
+    return redirect(reverse("score-game", args=[game.pk]))
+
+
+@login_required
+@require_POST
+def add_event(request, pk: int):
+    """Points during play: +5 … +35, a steal or a penalty for one seat."""
+    game = _scorable(request, pk)
+    form = EventForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, game, error="Those points were not saved: tap the button again.")
+    data = form.cleaned_data
+    labels = {seat.name: seat.display_name for seat in game.seats.all()}
+    key = request.POST.get("key", "")
+    what = f"event {game.pk} {sorted(request.POST.items())}"
+    try:
+        with transaction.atomic():
+            if not claim(request.user, key, what):
+                return _answer(request, game, notice="Already counted; nothing was added twice.")
+            services.add_score_event(
+                game,
+                by=request.user,
+                hand=data["hand"],
+                seat=data["seat"],
+                kind=data["kind"],
+                points=data["points"],
+                double=data["double"],
+            )
+    except ScoringError as error:
+        return _answer(request, game, error=in_names(error.message, labels))
+    except services.GameConflict as error:
+        return _answer(request, game, error=error.message)
+    who = labels.get(data["seat"], data["seat"])
+    if data["kind"] == ScoreEvent.Kind.PENALTY:
+        notice = f"Penalty for {who}."
+    elif data["kind"] == ScoreEvent.Kind.STEAL:
+        notice = f"Steal by {who}."
+    else:
+        notice = f"{who} +{data['points']}."
+    if not request.htmx:
+        return _redirect_with(request, game, notice)
+    return _answer(request, game, notice=notice)
+
+
+@login_required
+@require_POST
+def undo_event(request, pk: int, event_id: int):
+    game = _scorable(request, pk)
+    try:
+        event = services.undo_event(game, event_id, by=request.user, reason="undone by referee")
+    except ScoringError as error:
+        return _answer(request, game, error=error.message)
+    except services.GameConflict as error:
+        return _answer(request, game, error=error.message)
+    notice = f"Undone: {event.get_kind_display().lower()} {event.points:+d}."
+    if not request.htmx:
+        return _redirect_with(request, game, notice)
+    return _answer(request, game, notice=notice)
+
+
+@login_required
+def correct(request, pk: int, number: int):
+    """Write a new version of an earlier hand, with the reason, after checking the version."""
+    game = _scorable(request, pk)
+    current = Hand.objects.filter(game=game, number=number, is_current=True).first()
+    if current is None:
+        raise Http404("No such hand.")
+    seats = list(game.seats.order_by("position"))
+    ruleset = ruleset_of(game)
+    conflict = ""
+    if request.method == "POST":
+        form = CorrectionForm(request.POST, seats=seats, ruleset=ruleset)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                services.correct_hand(
+                    game,
+                    number,
+                    by=request.user,
+                    reason=data["reason"],
+                    expected_version=data["expected_version"],
+                    **form.ending_kwargs(),
+                )
+            except ScoringError as error:
+                form.refuse(error)
+            except services.GameConflict as error:
+                conflict = error.message
+                current.refresh_from_db()
+                current = Hand.objects.get(game=game, number=number, is_current=True)
+            else:
+                return _redirect_with(request, game, f"Hand {number} corrected: {data['reason']}")
+    else:
+        initial = HandForm.initial_from(current)
+        initial["expected_version"] = current.version
+        form = CorrectionForm(initial=initial, seats=seats, ruleset=ruleset)
+    return render(
+        request,
+        "scoring/correct.html",
+        {"game": game, "hand": current, "form": form, "conflict": conflict},
+        status=400 if (form.errors or conflict) else 200,
+    )

@@ -1,0 +1,177 @@
+"""A realistic demo event, built through the same services an organizer and referees use.
+
+Every hand is played from shuffled tiles under its game's rule set (``scoring.simulate``)
+and recorded with ``record_hand``, so the demo's totals, standings and brackets are
+exactly what the service would hold after a real event.
+"""
+
+import random
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+
+from scoring import services as scoring
+from scoring.models import Game
+from scoring.selectors import ruleset_of
+from scoring.simulate import play_hand
+from tournaments import services
+from tournaments.models import Match, Round, Stage, Tournament
+from tournaments.tasks import standings_held
+
+PLAYERS = [
+    "Ana Rivera", "Benito Cruz", "Carmen Ortiz", "Dario Fuentes", "Elena Marte", "Felix Soto",
+    "Gloria Peña", "Hector Vidal", "Isabel Luna", "Julio Reyes", "Karla Medina", "Luis Arroyo",
+    "Marta Colón", "Nestor Pagán", "Olga Ramos", "Pablo Quiñones", "Rosa Delgado",
+    "Samuel Torres", "Teresa Vega", "Ulises Castro", "Vilma Nieves", "Wilfredo Santos",
+    "Ximena Rojas", "Yolanda Báez", "Zoila Acevedo", "Ramón Ocasio", "Lucía Feliz",
+    "Miguel Herrera", "Noemí Brito", "Orlando Pérez", "Patricia Solís", "Quique Almonte",
+]  # fmt: skip
+
+DEMO_PASSWORDS = {
+    "organizer": "capicu-organizer",
+    "referee1": "capicu-referee",
+    "referee2": "capicu-referee",
+}
+
+
+@dataclass
+class Demo:
+    tournaments: list[Tournament] = field(default_factory=list)
+    logins: dict[str, str] = field(default_factory=dict)
+    hands: int = 0
+
+
+def play(game: Game, by, rng: random.Random, *, hands: int | None = None) -> int:
+    """Play ``game`` hand by hand to its winner (or ``hands`` more hands); returns hands played."""
+    played = 0
+    game.refresh_from_db()
+    rules = ruleset_of(game)
+    seats = [seat.name for seat in game.seats.order_by("position")]
+    while game.status != Game.Status.FINISHED and (hands is None or played < hands):
+        hand = play_hand(rules, seats, rng, leader=game.next_leader or None)
+        outcome = scoring.record_hand(
+            game,
+            by=by,
+            number=game.hand_count + 1,
+            ended=hand.ended,
+            domino_by=hand.domino_by,
+            pips=hand.pips,
+            leader=hand.leader,
+            in_play=[{"seat": seat, "points": points} for seat, points in hand.in_play],
+        )
+        game = outcome.game
+        played += 1
+        if played > 200:  # pragma: no cover - a game that never ends is a bug
+            raise RuntimeError(f"{game} did not finish in 200 hands.")
+    return played
+
+
+def _users():
+    users = get_user_model().objects
+    made = {}
+    for username, password in DEMO_PASSWORDS.items():
+        user = users.filter(username=username).first() or users.create_user(username=username)
+        user.set_password(password)
+        user.first_name = username.capitalize()
+        user.save()
+        made[username] = user
+    return made
+
+
+def _start(tournament: Tournament, by) -> Tournament:
+    tournament = services.update_tournament(tournament, by=by, status="registration")
+    return tournament
+
+
+def _round(stage: Stage, by, referees) -> Round:
+    round_ = services.generate_round(stage, by=by)
+    services.publish_round(round_, by=by)
+    for index, match in enumerate(round_.matches.filter(bye=False).order_by("table_number")):
+        services.assign_referee(match, referees[index % len(referees)], by=by)
+    return round_
+
+
+def _play_round(round_: Round, by, rng, *, live_tables: int = 0, live_hands: int = 2) -> int:
+    """Play every table of a round; the last ``live_tables`` only ``live_hands`` hands in."""
+    matches = list(round_.matches.filter(bye=False).order_by("table_number"))
+    hands = 0
+    for index, match in enumerate(matches):
+        live = index >= len(matches) - live_tables
+        hands += play(match.game, by, rng, hands=live_hands + index % 3 if live else None)
+    return hands
+
+
+def _running(tournament: Tournament, by) -> None:
+    services.update_tournament(tournament, by=by, status="running")
+
+
+def load(seed: int = 2026) -> Demo:
+    """Create the demo event on an empty database."""
+    rng = random.Random(seed)
+    users = _users()
+    organizer = users["organizer"]
+    referees = [users["referee1"], users["referee2"]]
+    demo = Demo(logins=dict(DEMO_PASSWORDS))
+
+    # 1. Eighteen players, four a table, Cutthroat: three rounds played, a fourth live.
+    open_ = services.create_tournament(
+        by=organizer, name="Capicú Club Cutthroat Open", ruleset_key="cutthroat",
+        slug="cutthroat-open", table_size=4,
+    )  # fmt: skip
+    _start(open_, organizer)
+    services.register_entrants(open_, by=organizer, text="\n".join(PLAYERS[:18]))
+    stage = services.add_stage(open_, by=organizer, name="Round robin", format="round_robin")
+    _running(open_, organizer)
+    with standings_held(open_.pk):
+        for number in range(1, 5):
+            round_ = _round(stage, organizer, referees)
+            demo.hands += _play_round(round_, organizer, rng, live_tables=3 if number == 4 else 0)
+    demo.tournaments.append(open_)
+
+    # 2. Eight teams of Partners, every team against every other: four rounds in.
+    names = PLAYERS[:16]
+    teams = [f"{names[i]} & {names[i + 1]}" for i in range(0, 16, 2)]
+    league = services.create_tournament(
+        by=organizer, name="Liga de Parejas", ruleset_key="partners", slug="liga-de-parejas"
+    )
+    _start(league, organizer)
+    services.register_entrants(league, by=organizer, text="\n".join(teams))
+    stage = services.add_stage(league, by=organizer, name="Round robin", format="round_robin")
+    _running(league, organizer)
+    with standings_held(league.pk):
+        for number in range(1, 5):
+            round_ = _round(stage, organizer, referees)
+            demo.hands += _play_round(round_, organizer, rng, live_tables=2 if number == 4 else 0)
+    demo.tournaments.append(league)
+
+    # 3. Sixteen players head to head in a single-elimination bracket, part-played.
+    cup = services.create_tournament(
+        by=organizer, name="Copa Doble Seis", ruleset_key="cutthroat", slug="copa-doble-seis",
+        table_size=2,
+    )  # fmt: skip
+    _start(cup, organizer)
+    services.register_entrants(cup, by=organizer, text="\n".join(PLAYERS[16:32]))
+    stage = services.add_stage(cup, by=organizer, name="Bracket", format="single_elimination")
+    _running(cup, organizer)
+    with standings_held(cup.pk):
+        demo.hands += _play_bracket(stage, organizer, referees, rng)
+    demo.tournaments.append(cup)
+    return demo
+
+
+def _play_bracket(stage: Stage, organizer, referees, rng) -> int:
+    hands = 0
+    first = _round(stage, organizer, referees)
+    hands += _play_round(first, organizer, rng)
+    second = Round.objects.filter(stage=stage, number=2).first() or _round(
+        stage, organizer, referees
+    )
+    if second.status == Round.Status.DRAFT:
+        services.publish_round(second, by=organizer)
+    for index, match in enumerate(
+        Match.objects.filter(round=second, bye=False).order_by("table_number")
+    ):
+        if match.referee_id is None:
+            services.assign_referee(match, referees[index % 2], by=organizer)
+        hands += play(match.game, organizer, rng, hands=None if index < 2 else 3)
+    return hands

@@ -1,0 +1,238 @@
+"""Read queries for the public pages: a fixed number of queries whatever the field size."""
+
+import hashlib
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Max, Prefetch, Q, Sum
+
+from scoring import engine
+from scoring.models import SEAT_NAMES
+from scoring.rulesets import RuleSet, get_ruleset
+from tournaments.models import (
+    Entrant,
+    Match,
+    MatchSeat,
+    Round,
+    Stage,
+    Standing,
+    StandingsState,
+    Tournament,
+)
+
+ELIMINATION = (Stage.Format.SINGLE_ELIMINATION, Stage.Format.DOUBLE_ELIMINATION)
+
+
+def visible_tournaments(user):
+    """Public tournaments, and the private ones ``user`` is staff of."""
+    tournaments = Tournament.objects.exclude(status=Tournament.Status.DRAFT)
+    if getattr(user, "is_superuser", False):
+        return Tournament.objects.all()
+    if getattr(user, "is_authenticated", False):
+        return Tournament.objects.filter(
+            Q(public=True, status__in=_SHOWN) | Q(staff__user=user)
+        ).distinct()
+    return tournaments.filter(public=True)
+
+
+_SHOWN = [
+    Tournament.Status.REGISTRATION,
+    Tournament.Status.RUNNING,
+    Tournament.Status.FINISHED,
+]
+
+
+def ruleset_of(tournament: Tournament) -> RuleSet:
+    return get_ruleset(
+        tournament.ruleset_key, players=tournament.table_size, overrides=tournament.overrides
+    )
+
+
+def side_names(tournament: Tournament, rules: RuleSet | None = None) -> list[str]:
+    """Side names in entrant-seat order: seat position i scores for side i."""
+    rules = rules or ruleset_of(tournament)
+    return engine.side_names(rules, list(SEAT_NAMES[: tournament.table_size]))
+
+
+def pick_stage(tournament: Tournament, wanted: str | None, stages: list[Stage]) -> Stage | None:
+    """The stage asked for, else the first one not finished, else the last."""
+    if wanted and wanted.isdigit():
+        for stage in stages:
+            if stage.order == int(wanted):
+                return stage
+    for stage in stages:
+        if stage.status != Stage.Status.FINISHED:
+            return stage
+    return stages[-1] if stages else None
+
+
+@dataclass
+class StandingsView:
+    stage: Stage | None
+    order: list[str]
+    rows: list
+    computed_at: object
+    stale: bool
+    tag: str
+
+
+def standings(tournament: Tournament, stage: Stage | None) -> StandingsView:
+    """A stage's standings snapshot and a tag that changes whenever it does (two queries)."""
+    state = StandingsState.objects.filter(tournament=tournament).first()
+    computed = state.computed_at if state else None
+    stale = bool(state and state.stale)
+    order = list(tournament.tiebreak_order)
+    tag = hashlib.sha256(
+        f"{stage.pk if stage else 0}:{computed}:{stale}:{order}".encode()
+    ).hexdigest()[:20]
+    rows = []
+    if stage is not None:
+        rows = list(
+            Standing.objects.filter(stage=stage).select_related("entrant").order_by("position")
+        )
+    return StandingsView(stage, order, rows, computed, stale, tag)
+
+
+@dataclass
+class TableView:
+    match: Match
+    seats: list[dict] = field(default_factory=list)
+
+
+def rounds_of(stage: Stage, *, include_drafts: bool) -> list[Round]:
+    rounds = Round.objects.filter(stage=stage).annotate(tables=Count("matches")).order_by("number")
+    if not include_drafts:
+        rounds = rounds.exclude(status=Round.Status.DRAFT)
+    return list(rounds)
+
+
+def pick_round(rounds: list[Round], wanted: str | None) -> Round | None:
+    if wanted and wanted.isdigit():
+        for round_ in rounds:
+            if round_.number == int(wanted):
+                return round_
+    return rounds[-1] if rounds else None
+
+
+def _matches(queryset, tournament: Tournament) -> list[TableView]:
+    seats = MatchSeat.objects.select_related("entrant").order_by("position")
+    matches = queryset.select_related("game", "referee").prefetch_related(
+        Prefetch("seats", queryset=seats)
+    )
+    names = side_names(tournament)
+    tables = []
+    for match in matches:
+        game = match.game
+        table = TableView(match)
+        for seat in match.seats.all():
+            side = names[seat.position] if seat.position < len(names) else None
+            table.seats.append(
+                {
+                    "entrant": seat.entrant,
+                    "total": game.total_of(side) if game and side else None,
+                    "winner": bool(game and side and game.winner == side),
+                }
+            )
+        tables.append(table)
+    return tables
+
+
+def tables_of(round_: Round, tournament: Tournament) -> list[TableView]:
+    """Every table of a round with its seats and live totals (three queries)."""
+    return _matches(Match.objects.filter(round=round_).order_by("table_number"), tournament)
+
+
+def tables_tag(round_: Round | None) -> str:
+    """Changes whenever any game of the round changes (one query)."""
+    if round_ is None:
+        return "none"
+    found = Match.objects.filter(round=round_).aggregate(
+        revisions=Sum("game__revision"), changed=Max("game__updated_at"), count=Count("pk")
+    )
+    return hashlib.sha256(
+        f"{round_.pk}:{round_.status}:{found['revisions']}:{found['changed']}:{found['count']}".encode()
+    ).hexdigest()[:20]
+
+
+@dataclass
+class BracketSlot:
+    key: str
+    sources: list[str]
+    table: TableView | None
+
+
+@dataclass
+class BracketColumn:
+    title: str
+    slots: list[BracketSlot]
+
+
+def bracket(stage: Stage, tournament: Tournament) -> list[tuple[str, list[BracketColumn]]]:
+    """The whole bracket as sections (winners', losers', final) of columns, played or not."""
+    from tournaments.pairing import PairingError, get_engine
+
+    count = stage.entrants.count() or tournament.entrants.count()
+    try:
+        slots = get_engine(stage.format).bracket(
+            count, table_size=tournament.sides_per_table, settings=stage.settings
+        )
+    except PairingError:
+        return []
+    tables = {
+        table.match.slot: table
+        for table in _matches(
+            Match.objects.filter(round__stage=stage).exclude(slot="").order_by("table_number"),
+            tournament,
+        )
+    }
+    sections: dict[str, dict[int, list[BracketSlot]]] = {}
+    for slot in slots:
+        section = (
+            "Losers' bracket"
+            if slot.key.startswith("L")
+            else ("Final" if slot.key.startswith("GF") else "Bracket")
+        )
+        if stage.format == Stage.Format.DOUBLE_ELIMINATION and section == "Bracket":
+            section = "Winners' bracket"
+        column = int(slot.key[1:].split("-")[0]) if slot.key[1:2].isdigit() else slot.round
+        sources = [
+            f"{'winner' if place == 0 else 'runner-up' if place == 1 else f'place {place + 1}'}"
+            f" of {source}"
+            for source, place in slot.sources
+        ]
+        if slot.seeds:
+            sources = [f"seed {seed}" for seed in slot.seeds]
+        sections.setdefault(section, {}).setdefault(column, []).append(
+            BracketSlot(slot.key, sources, tables.get(slot.key))
+        )
+    drawn = []
+    for section, columns in sections.items():
+        drawn.append(
+            (
+                section,
+                [
+                    BracketColumn(
+                        (
+                            "Grand final"
+                            if slots[0].key == "GF"
+                            else "Grand final, second game"
+                            if slots[0].key == "GF2"
+                            else f"Round {number}"
+                        ),
+                        slots,
+                    )
+                    for number, slots in sorted(columns.items())
+                ],
+            )
+        )
+    return drawn
+
+
+def entrant_games(entrant: Entrant) -> list[TableView]:
+    """Every table the entrant sat at, in round order (three queries)."""
+    tournament = entrant.tournament
+    matches = (
+        Match.objects.filter(seats__entrant=entrant)
+        .select_related("round__stage")
+        .order_by("round__stage__order", "round__number")
+    )
+    return _matches(matches, tournament)

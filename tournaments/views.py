@@ -1,0 +1,142 @@
+"""Public tournament pages: the list, a tournament with live standings and tables, a player.
+
+Pages read snapshots (standings) and stored totals; they never compute standings. The
+live regions poll with the tag of what they show and get 204 No Content while nothing
+changed, so a hall full of phones costs one small query each every few seconds.
+"""
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+
+from accounts.permissions import allowed
+from scoring import wording
+from tournaments import selectors
+from tournaments.models import Entrant, Stage, Standing, Tournament
+from tournaments.standings import METRICS
+
+
+def _visible(request, slug: str) -> Tournament:
+    tournament = get_object_or_404(Tournament, slug=slug)
+    if not allowed(request.user, "tournament.view", tournament):
+        raise Http404("No such tournament.")
+    return tournament
+
+
+def home(request):
+    tournaments = list(
+        selectors.visible_tournaments(request.user).order_by("-updated_at", "-pk")[:50]
+    )
+    running = [t for t in tournaments if t.status == Tournament.Status.RUNNING]
+    others = [t for t in tournaments if t.status != Tournament.Status.RUNNING]
+    return render(request, "tournaments/home.html", {"running": running, "others": others})
+
+
+def _metric_columns(order: list[str]) -> list[dict]:
+    return [
+        {"key": key, "label": METRICS[key].label, "help": METRICS[key].explain}
+        for key in order
+        if key in METRICS
+    ]
+
+
+def _standings_context(request, tournament: Tournament, stage: Stage | None) -> dict:
+    view = selectors.standings(tournament, stage)
+    return {
+        "standings": view,
+        "columns": _metric_columns(view.order),
+        "standings_url": reverse("tournament-standings", args=[tournament.slug])
+        + (f"?stage={stage.order}&" if stage else "?")
+        + f"since={view.tag}",
+    }
+
+
+def _tables_context(request, tournament: Tournament, stage: Stage | None, staff: bool) -> dict:
+    rounds = selectors.rounds_of(stage, include_drafts=staff) if stage else []
+    current = selectors.pick_round(rounds, request.GET.get("round"))
+    tag = selectors.tables_tag(current)
+    return {
+        "rounds": rounds,
+        "round": current,
+        "tables": selectors.tables_of(current, tournament) if current else [],
+        "tables_url": reverse("tournament-tables", args=[tournament.slug])
+        + f"?stage={stage.order if stage else ''}&round={current.number if current else ''}"
+        + f"&since={tag}",
+        "tables_tag": tag,
+    }
+
+
+def tournament_page(request, slug: str):
+    tournament = _visible(request, slug)
+    stages = list(tournament.stages.all())
+    stage = selectors.pick_stage(tournament, request.GET.get("stage"), stages)
+    staff = allowed(request.user, "tournament.manage", tournament)
+    rules = selectors.ruleset_of(tournament)
+    context = {
+        "tournament": tournament,
+        "stages": stages,
+        "stage": stage,
+        "rules_summary": wording.summary(rules),
+        "rules": wording.describe(rules),
+        "entrant_count": tournament.entrants.filter(withdrawn=False).count(),
+        "bracket": (
+            selectors.bracket(stage, tournament)
+            if stage and stage.format in selectors.ELIMINATION
+            else []
+        ),
+    }
+    context.update(_standings_context(request, tournament, stage))
+    context.update(_tables_context(request, tournament, stage, staff))
+    return render(request, "tournaments/tournament.html", context)
+
+
+def _stage_from_query(request, tournament: Tournament) -> Stage | None:
+    return selectors.pick_stage(tournament, request.GET.get("stage"), list(tournament.stages.all()))
+
+
+def standings_live(request, slug: str):
+    """The standings table alone, for polling: 204 while the snapshot is unchanged."""
+    tournament = _visible(request, slug)
+    stage = _stage_from_query(request, tournament)
+    context = _standings_context(request, tournament, stage)
+    if request.GET.get("since") == context["standings"].tag:
+        return HttpResponse(status=204)
+    context["tournament"] = tournament
+    return render(request, "tournaments/_standings.html", context)
+
+
+def tables_live(request, slug: str):
+    """The tables of one round alone, for polling: 204 while no game of it changed."""
+    tournament = _visible(request, slug)
+    stage = _stage_from_query(request, tournament)
+    staff = allowed(request.user, "tournament.manage", tournament)
+    rounds = selectors.rounds_of(stage, include_drafts=staff) if stage else []
+    current = selectors.pick_round(rounds, request.GET.get("round"))
+    if request.GET.get("since") == selectors.tables_tag(current):
+        return HttpResponse(status=204)
+    context = _tables_context(request, tournament, stage, staff)
+    context["tournament"] = tournament
+    context["stage"] = stage
+    return render(request, "tournaments/_tables.html", context)
+
+
+def entrant_page(request, slug: str, pk: int):
+    """A player's (or team's) games in this tournament and their line in the standings."""
+    tournament = _visible(request, slug)
+    entrant = get_object_or_404(
+        Entrant.objects.select_related("tournament"), pk=pk, tournament=tournament
+    )
+    lines = list(
+        Standing.objects.filter(entrant=entrant).select_related("stage").order_by("stage__order")
+    )
+    return render(
+        request,
+        "tournaments/entrant.html",
+        {
+            "tournament": tournament,
+            "entrant": entrant,
+            "lines": lines,
+            "columns": _metric_columns(list(tournament.tiebreak_order)),
+            "tables": selectors.entrant_games(entrant),
+        },
+    )
