@@ -18,6 +18,7 @@ install: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_demo --if-empty --base-url http://$(HOST)
 	$(BIN)/python manage.py runserver $(HOST)
 
 test: $(STAMP)
