@@ -173,5 +173,5 @@ def _play_bracket(stage: Stage, organizer, referees, rng) -> int:
     ):
         if match.referee_id is None:
             services.assign_referee(match, referees[index % 2], by=organizer)
-        hands += play(match.game, organizer, rng, hands=None if index < 2 else 3)
+        hands += play(match.game, organizer, rng, hands=None if index < 2 else 1)
     return hands

@@ -1,0 +1,62 @@
+"""load_demo builds the promised event through the services, with legal hands."""
+
+import io
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import CommandError, call_command
+
+from scoring.models import Game
+from scoring.selectors import replay_all
+from tournaments.models import Match, Round, Standing, Tournament
+
+
+@pytest.mark.django_db(transaction=True)
+def test_load_demo_builds_three_events_with_logins():
+    out = io.StringIO()
+    call_command("load_demo", stdout=out)
+    printed = out.getvalue()
+    for path in ("/t/cutthroat-open/", "/t/liga-de-parejas/", "/t/copa-doble-seis/"):
+        assert f"http://127.0.0.1:8000{path}" in printed
+    for username, password in (
+        ("organizer", "capicu-organizer"),
+        ("referee1", "capicu-referee"),
+        ("referee2", "capicu-referee"),
+    ):
+        assert username in printed and password in printed
+        assert authenticate(username=username, password=password) is not None
+
+    open_ = Tournament.objects.get(slug="cutthroat-open")
+    assert open_.entrants.count() == 18 and open_.table_size == 4
+    rounds = list(Round.objects.filter(stage__tournament=open_).order_by("number"))
+    assert [r.number for r in rounds] == [1, 2, 3, 4]
+    for round_ in rounds[:3]:
+        games = Game.objects.filter(match__round=round_)
+        assert games.exists() and all(g.status == "finished" for g in games)
+    live = Game.objects.filter(match__round=rounds[3])
+    assert {g.status for g in live} == {"finished", "in_progress"}
+    assert all(m.referee_id for m in Match.objects.filter(round__in=rounds, bye=False))
+
+    league = Tournament.objects.get(slug="liga-de-parejas")
+    assert league.entrants.count() == 8 and league.is_teams
+    assert Round.objects.filter(stage__tournament=league).count() == 4
+
+    cup = Tournament.objects.get(slug="copa-doble-seis")
+    assert cup.entrants.count() == 16
+    first = Game.objects.filter(match__round__stage__tournament=cup, match__round__number=1)
+    assert first.count() == 8 and all(g.status == "finished" for g in first)
+    second = Game.objects.filter(match__round__stage__tournament=cup, match__round__number=2)
+    assert {g.status for g in second} == {"finished", "in_progress"}
+
+    for tournament in (open_, league, cup):
+        assert Standing.objects.filter(tournament=tournament).exists()
+    replays = replay_all(Game.objects.all())
+    assert replays and all(r.agrees for r in replays), [
+        r.describe() for r in replays if not r.agrees
+    ]
+
+    with pytest.raises(CommandError):
+        call_command("load_demo", stdout=io.StringIO())
+    again = io.StringIO()
+    call_command("load_demo", "--if-empty", stdout=again)
+    assert "no demo loaded" in again.getvalue()
