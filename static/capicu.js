@@ -32,7 +32,9 @@
     banner("The server could not answer (" + event.detail.xhr.status + "). Try again.");
   });
   document.addEventListener("htmx:afterRequest", function (event) {
-    if (event.detail.successful) banner("");
+    // A preview answering does not mean the hand was saved: only a write clears the warning.
+    var quiet = event.detail.elt && event.detail.elt.hasAttribute("data-quiet");
+    if (event.detail.successful && !quiet) banner("");
   });
   // "updated 4 s ago" keeps counting between refreshes.
   function tick() {

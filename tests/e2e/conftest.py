@@ -1,0 +1,131 @@
+"""Browser tests: Playwright driving Debian's Chromium (never a downloaded browser)."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "e2e"
+PHONE = {"width": 360, "height": 740}
+
+# Playwright's sync API runs an event loop in this thread; the tests still use the ORM
+# between browser steps, which Django allows once told so.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def pytest_collection_modifyitems(config, items):
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.e2e)
+            if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
+                item.add_marker(
+                    pytest.mark.skip(reason="needs Debian's chromium: apt-get install chromium")
+                )
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def shot():
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+
+    def save(page, name: str) -> Path:
+        path = OUTPUT / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return save
+
+
+def log_in(page, base: str, username: str, password: str, then: str) -> None:
+    page.goto(f"{base}/accounts/login/?next={then}")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"**{then}")
+
+
+def relative_luminance(rgb: tuple[int, int, int]) -> float:
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(one: tuple[int, int, int], two: tuple[int, int, int]) -> float:
+    a, b = sorted((relative_luminance(one), relative_luminance(two)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+def parse_rgb(css: str) -> tuple[int, int, int]:
+    numbers = css[css.index("(") + 1 : css.index(")")].split(",")
+    return tuple(int(float(n)) for n in numbers[:3])
+
+
+UNLABELLED_INPUTS = """
+() => Array.from(document.querySelectorAll('input, select, textarea'))
+  .filter(el => el.type !== 'hidden')
+  .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label'))
+  .map(el => el.name || el.id)
+"""
+
+UNNAMED_BUTTONS = """
+() => Array.from(document.querySelectorAll('button'))
+  .filter(el => !(el.innerText.trim() || el.getAttribute('aria-label')))
+  .map(el => el.outerHTML)
+"""
+
+
+def check_accessibility(page) -> None:
+    """Labels on every input, names on every button, visible focus, readable colours."""
+    assert page.evaluate(UNLABELLED_INPUTS) == []
+    assert page.evaluate(UNNAMED_BUTTONS) == []
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    outline = page.evaluate(
+        "() => { const s = getComputedStyle(document.activeElement);"
+        " return [s.outlineStyle, s.outlineWidth]; }"
+    )
+    assert outline[0] != "none" and outline[1] != "0px", outline
+    body = page.evaluate(
+        "() => { const s = getComputedStyle(document.body); return [s.color, s.backgroundColor]; }"
+    )
+    assert contrast(parse_rgb(body[0]), parse_rgb(body[1])) >= 7
+    buttons = page.evaluate(
+        "() => Array.from(document.querySelectorAll('button')).slice(0, 40).map(b => {"
+        " const s = getComputedStyle(b); return [s.color, s.backgroundColor]; })"
+    )
+    for colour, background in buttons:
+        if parse_rgb(background) == (0, 0, 0) and "0)" in background:
+            continue  # a transparent button over the page
+        assert contrast(parse_rgb(colour), parse_rgb(background)) >= 4.5, (colour, background)
