@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from scoring.models import Game, Hand, ScoreEvent
-from tests.factories import UserFactory
+from tests.factories import UserFactory, bulk_event
 from tournaments import services
 from tournaments.demo import play
 from tournaments.models import Match, Tournament
@@ -305,9 +305,11 @@ def test_a_finished_game_shows_its_winner_and_takes_no_more_hands(client, event,
 
 
 def page_queries(client, slug: str) -> int:
+    connection.queries_log.clear()  # a full log (9,000 entries) would capture nothing
     with CaptureQueriesContext(connection) as queries:
         response = client.get(f"/t/{slug}/")
     assert response.status_code == 200
+    assert len(queries) > 0
     return len(queries)
 
 
@@ -319,3 +321,16 @@ def test_tournament_page_queries_do_not_grow_with_the_field(client, organizer):
             play(match.game, organizer, random.Random(match.pk), hands=2)
     assert Tournament.objects.get(slug="large").entrants.count() == 40
     assert page_queries(client, "small") == page_queries(client, "large")
+
+
+def test_tournament_page_for_1024_entrants_makes_as_many_queries_as_for_16(client):
+    from tournaments.standings_store import rebuild_standings
+
+    small, _ = bulk_event(16, 1)
+    large, _ = bulk_event(1024, 1)
+    for tournament in (small, large):
+        rebuild_standings(tournament.pk)
+    assert large.entrants.count() == 1024
+    small_queries = page_queries(client, small.slug)
+    assert small_queries == page_queries(client, large.slug)
+    assert small_queries <= 20

@@ -73,10 +73,28 @@ class StandingsView:
     computed_at: object
     stale: bool
     tag: str
+    total: int = 0
+
+    @property
+    def cut(self) -> bool:
+        return len(self.rows) < self.total
 
 
-def standings(tournament: Tournament, stage: Stage | None) -> StandingsView:
-    """A stage's standings snapshot and a tag that changes whenever it does (two queries)."""
+def _shown(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.2f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+def standings(
+    tournament: Tournament, stage: Stage | None, *, limit: int | None = None
+) -> StandingsView:
+    """A stage's standings snapshot and a tag that changes whenever it does (three queries).
+
+    Each row gets ``cells``: its metrics in the tournament's order, formatted for a page.
+    """
     state = StandingsState.objects.filter(tournament=tournament).first()
     computed = state.computed_at if state else None
     stale = bool(state and state.stale)
@@ -84,12 +102,15 @@ def standings(tournament: Tournament, stage: Stage | None) -> StandingsView:
     tag = hashlib.sha256(
         f"{stage.pk if stage else 0}:{computed}:{stale}:{order}".encode()
     ).hexdigest()[:20]
-    rows = []
+    rows, total = [], 0
     if stage is not None:
-        rows = list(
-            Standing.objects.filter(stage=stage).select_related("entrant").order_by("position")
-        )
-    return StandingsView(stage, order, rows, computed, stale, tag)
+        query = Standing.objects.filter(stage=stage)
+        total = query.count()
+        query = query.select_related("entrant").order_by("position")
+        rows = list(query[:limit] if limit else query)
+        for row in rows:
+            row.cells = [_shown(row.metrics.get(key)) for key in order]
+    return StandingsView(stage, order, rows, computed, stale, tag, total)
 
 
 @dataclass

@@ -40,14 +40,23 @@ def _metric_columns(order: list[str]) -> list[dict]:
     ]
 
 
+# A page shows this many standings rows unless asked for all: a phone on a slow
+# connection should not download a thousand rows to see the top of the table.
+STANDINGS_SHOWN = 100
+
+
 def _standings_context(request, tournament: Tournament, stage: Stage | None) -> dict:
-    view = selectors.standings(tournament, stage)
+    everyone = request.GET.get("all") == "1"
+    view = selectors.standings(tournament, stage, limit=None if everyone else STANDINGS_SHOWN)
+    query = (f"stage={stage.order}&" if stage else "") + ("all=1&" if everyone else "")
     return {
         "standings": view,
         "columns": _metric_columns(view.order),
         "standings_url": reverse("tournament-standings", args=[tournament.slug])
-        + (f"?stage={stage.order}&" if stage else "?")
-        + f"since={view.tag}",
+        + f"?{query}since={view.tag}",
+        "all_url": reverse("tournament-page", args=[tournament.slug])
+        + (f"?stage={stage.order}&all=1" if stage else "?all=1"),
+        "entrant_base": reverse("tournament-page", args=[tournament.slug]) + "entrants/",
     }
 
 
@@ -56,6 +65,8 @@ def _tables_context(request, tournament: Tournament, stage: Stage | None, staff:
     current = selectors.pick_round(rounds, request.GET.get("round"))
     tag = selectors.tables_tag(current)
     return {
+        "entrant_base": reverse("tournament-page", args=[tournament.slug]) + "entrants/",
+        "game_base": "/games/",
         "rounds": rounds,
         "round": current,
         "tables": selectors.tables_of(current, tournament) if current else [],

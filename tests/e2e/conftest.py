@@ -18,10 +18,6 @@ ARGS = [
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "e2e"
 PHONE = {"width": 360, "height": 740}
 
-# Playwright's sync API runs an event loop in this thread; the tests still use the ORM
-# between browser steps, which Django allows once told so.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 
 def pytest_collection_modifyitems(config, items):
     here = Path(__file__).parent
@@ -38,10 +34,20 @@ def pytest_collection_modifyitems(config, items):
 def browser():
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
+    # Playwright's sync API runs an event loop in this thread; the tests still use the
+    # ORM between browser steps, which Django allows once told so (while a browser runs).
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            yield chromium
+            chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture
