@@ -161,7 +161,7 @@ def _panel_context(game: Game, *, form: HandForm | None = None, notice: str = ""
         event_key=_fresh_key(),
         notice=notice,
         error=error,
-        recent=list(reversed(sheet.rows[-4:])),
+        recent=[row for row in reversed(sheet.rows) if not row.in_progress],
     )
     return context
 

@@ -253,12 +253,17 @@ def compute_standings(
         entrant_id: {key: metric.value(record, records) for key, metric in METRICS.items()}
         for entrant_id, record in records.items()
     }
+    # Head to head looks only at an entrant's own games: index them once.
+    games_of: dict[int, list[GameRow]] = defaultdict(list)
+    for game in counted:
+        for entrant in game.entrants:
+            games_of[entrant.entrant_id].append(game)
     ordered: list[list[Record]] = []
     _rank_group(
         sorted(records.values(), key=lambda r: r.entrant_id),
         list(settings.order),
         values,
-        counted,
+        games_of,
         ordered,
     )
     rows: list[StandingRow] = []
@@ -293,8 +298,11 @@ def _key(metric: Metric, value: float) -> float:
     return -value if metric.higher_is_better else value
 
 
-def _rank_group(group, order, values, games, out) -> None:
-    """Split ``group`` by the first metric in ``order``, then the rest, recursively."""
+def _rank_group(group, order, values, games_of, out) -> None:
+    """Split ``group`` by the first metric in ``order``, then the rest, recursively.
+
+    ``games_of`` maps an entrant to the games it played.
+    """
     if len(group) == 1 or not order:
         if len(group) > 1:
             group = sorted(group, key=lambda r: r.entrant_id)
@@ -302,7 +310,9 @@ def _rank_group(group, order, values, games, out) -> None:
         return
     metric = METRICS[order[0]]
     if metric.among is not None:
-        scores = {r.entrant_id: metric.among(r, group, games) for r in group}
+        scores = {
+            r.entrant_id: metric.among(r, group, games_of.get(r.entrant_id, ())) for r in group
+        }
         for r in group:
             values[r.entrant_id][metric.key] = scores[r.entrant_id]
     else:
@@ -315,9 +325,9 @@ def _rank_group(group, order, values, games, out) -> None:
         bucket = buckets[key]
         if metric.among is not None and split and len(bucket) > 1:
             # Head to head applies again among those still tied.
-            _rank_group(bucket, order, values, games, out)
+            _rank_group(bucket, order, values, games_of, out)
         else:
-            _rank_group(bucket, order[1:], values, games, out)
+            _rank_group(bucket, order[1:], values, games_of, out)
 
 
 def _reason(record: Record, following: Record, order, values) -> str:
