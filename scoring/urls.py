@@ -4,6 +4,7 @@ from scoring import views
 
 urlpatterns = [
     path("games/<int:pk>/", views.game_page, name="game-page"),
+    path("games/<int:pk>/sheet/", views.game_print, name="game-sheet"),
     path("referee/", views.my_tables, name="my-tables"),
     path("games/<int:pk>/score/", views.score_page, name="score-game"),
     path("games/<int:pk>/score/preview/", views.preview, name="score-preview"),

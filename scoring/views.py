@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.idempotency import claim
 from accounts.permissions import allowed
-from scoring import charts, services
+from scoring import charts, services, wording
 from scoring.forms import CorrectionForm, EventForm, HandForm, in_names
 from scoring.models import Game, Hand, ScoreEvent
 from scoring.rulesets import ScoringError
@@ -360,4 +360,46 @@ def correct(request, pk: int, number: int):
         "scoring/correct.html",
         {"game": game, "hand": current, "form": form, "conflict": conflict},
         status=400 if (form.errors or conflict) else 200,
+    )
+
+
+def game_print(request, pk: int):
+    """A filled score sheet of a game, laid out like the blank one, for printing."""
+    game = _viewable(request, pk)
+    sheet = game_sheet(game)
+    filled = []
+    for row in sheet.rows:
+        if row.in_progress:
+            continue
+        if row.voided:
+            ended = "void"
+        elif row.ended == Hand.Ended.BLOCK:
+            ended = "Blocked"
+        else:
+            ended = sheet.seat_labels.get(row.domino_by, row.domino_by)
+        cells = []
+        for side in sheet.sides:
+            in_play = row.in_play.get(side.name, 0)
+            penalty = row.penalties.get(side.name, 0)
+            cells.append(
+                {
+                    "pips": sum(row.pips.get(seat, 0) for seat in side.name.split("+")),
+                    "in_play": (in_play or "") if not penalty else f"{in_play}, pen. {penalty}",
+                    "award": row.awards.get(side.name, 0),
+                    "total": row.totals[side.name],
+                }
+            )
+        filled.append({"number": row.number, "ended": ended, "reason": row.reason, "cells": cells})
+    return render(
+        request,
+        "scoring/print_sheet.html",
+        {
+            "game": game,
+            "title": str(game),
+            "sides": [sheet.side_labels[side.name] for side in sheet.sides],
+            "filled": filled,
+            "target": sheet.ruleset.target,
+            "rules_summary": wording.summary(sheet.ruleset),
+            "winner": sheet.side_labels.get(game.winner, ""),
+        },
     )

@@ -8,4 +8,8 @@ urlpatterns = [
     path("t/<slug:slug>/standings/", views.standings_live, name="tournament-standings"),
     path("t/<slug:slug>/tables/", views.tables_live, name="tournament-tables"),
     path("t/<slug:slug>/entrants/<int:pk>/", views.entrant_page, name="entrant-page"),
+    path("t/<slug:slug>/screen/", views.screen, name="tournament-screen"),
+    path("t/<slug:slug>/rounds/<int:number>/cards/", views.table_cards, name="print-cards"),
+    path("t/<slug:slug>/rounds/<int:number>/sheets/", views.blank_sheets, name="print-sheets"),
+    path("t/<slug:slug>/export/<str:kind>.csv", views.export, name="tournament-export"),
 ]

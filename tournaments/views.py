@@ -5,13 +5,16 @@ live regions poll with the tag of what they show and get 204 No Content while no
 changed, so a hall full of phones costs one small query each every few seconds.
 """
 
+import segno
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
 from accounts.permissions import allowed
 from scoring import wording
-from tournaments import selectors
+from tournaments import exports, selectors
 from tournaments.models import Entrant, Stage, Standing, Tournament
 from tournaments.standings import METRICS
 
@@ -149,5 +152,143 @@ def entrant_page(request, slug: str, pk: int):
             "lines": lines,
             "columns": _metric_columns(list(tournament.tiebreak_order)),
             "tables": selectors.entrant_games(entrant),
+        },
+    )
+
+
+def export(request, slug: str, kind: str):
+    """CSV downloads: the standings with every metric, or every hand's result per side."""
+    tournament = _visible(request, slug)
+    if kind not in exports.EXPORTS:
+        raise Http404("No such export.")
+    return exports.csv_response(tournament, kind)
+
+
+SCREEN_ROWS = 10  # standings rows on one screen page
+SCREEN_TABLES = 8  # tables on one screen page
+SCREEN_SECONDS = 12  # how long each page stays up
+
+
+def screen(request, slug: str):
+    """The hall screen: standings and live tables in large type, turning pages by itself.
+
+    Each answer is one page and asks for the next one after ``SCREEN_SECONDS``, so the
+    screen cycles and shows fresh numbers on every turn without any controls.
+    """
+    tournament = _visible(request, slug)
+    stages = list(tournament.stages.all())
+    stage = selectors.pick_stage(tournament, None, stages)
+    view = selectors.standings(tournament, stage)
+    rounds = selectors.rounds_of(stage, include_drafts=False) if stage else []
+    current = selectors.pick_round(rounds, None)
+    tables = (
+        [t for t in selectors.tables_of(current, tournament) if not t.match.bye] if current else []
+    )
+    pages = [
+        ("standings", view.rows[i : i + SCREEN_ROWS], i)
+        for i in range(0, len(view.rows), SCREEN_ROWS)
+    ]
+    pages += [
+        ("tables", tables[i : i + SCREEN_TABLES], i) for i in range(0, len(tables), SCREEN_TABLES)
+    ]
+    if not pages:
+        pages = [("empty", [], 0)]
+    wanted = request.GET.get("page", "0")
+    number = int(wanted) % len(pages) if wanted.isdigit() else 0
+    kind, items, offset = pages[number]
+    context = {
+        "tournament": tournament,
+        "stage": stage,
+        "round": current,
+        "kind": kind,
+        "items": items,
+        "offset": offset,
+        "page": number + 1,
+        "pages": len(pages),
+        "next_page": (number + 1) % len(pages),
+        "seconds": SCREEN_SECONDS,
+        "columns": _metric_columns(view.order)[:3],
+        "standings": view,
+    }
+    template = "tournaments/_screen_page.html" if request.htmx else "tournaments/screen.html"
+    return render(request, template, context)
+
+
+# --- printing ------------------------------------------------------------------------------
+
+BLANK_SHEET_ROWS = 18
+
+
+def _managed(request, slug: str) -> Tournament:
+    """The tournament, for one of its organizers (views add ``login_required``)."""
+    tournament = _visible(request, slug)
+    if not allowed(request.user, "tournament.manage", tournament):
+        raise PermissionDenied("Only this tournament's organizers may do that.")
+    return tournament
+
+
+def _round_tables(tournament: Tournament, number: int):
+    stage = selectors.pick_stage(tournament, None, list(tournament.stages.all()))
+    rounds = selectors.rounds_of(stage, include_drafts=True) if stage else []
+    round_ = next((r for r in rounds if r.number == number), None)
+    if round_ is None:
+        raise Http404("No such round.")
+    tables = [t for t in selectors.tables_of(round_, tournament) if not t.match.bye]
+    return stage, round_, tables
+
+
+@login_required
+def table_cards(request, slug: str, number: int):
+    """Printable cards, one per table: seats, the rules in a line, a QR code to score it."""
+    tournament = _managed(request, slug)
+    stage, round_, tables = _round_tables(tournament, number)
+    rules = selectors.ruleset_of(tournament)
+    cards = []
+    for table in tables:
+        url = request.build_absolute_uri(reverse("score-game", args=[table.match.game_id]))
+        qr = segno.make(url, error="m")
+        cards.append(
+            {
+                "table": table,
+                "url": url,
+                "qr": qr.svg_inline(scale=4, dark="#000", light="#fff", omitsize=False),
+            }
+        )
+    return render(
+        request,
+        "tournaments/print_cards.html",
+        {
+            "tournament": tournament,
+            "stage": stage,
+            "round": round_,
+            "cards": cards,
+            "teams": rules.teams == "partners",
+            "rules_summary": wording.summary(rules),
+        },
+    )
+
+
+@login_required
+def blank_sheets(request, slug: str, number: int):
+    """Blank score sheets for tables without a phone: a column per side, a row per hand."""
+    tournament = _managed(request, slug)
+    stage, round_, tables = _round_tables(tournament, number)
+    rules = selectors.ruleset_of(tournament)
+    sheets = [
+        {
+            "title": f"{stage.name}, round {round_.number}, table {table.match.table_number}",
+            "sides": [seat["entrant"].name for seat in table.seats],
+        }
+        for table in tables
+    ]
+    return render(
+        request,
+        "tournaments/print_sheets.html",
+        {
+            "tournament": tournament,
+            "sheets": sheets,
+            "rows": range(1, BLANK_SHEET_ROWS + 1),
+            "target": rules.target,
+            "rules_summary": wording.summary(rules),
         },
     )

@@ -19,3 +19,14 @@ def signed(value):
     if value in (None, ""):
         return ""
     return f"{value:+d}" if value else "0"
+
+
+@register.filter
+def seat_letter(index):
+    """0 -> "A", 1 -> "B" …: the seat names of a table in the order of play."""
+    from scoring.models import SEAT_NAMES
+
+    try:
+        return SEAT_NAMES[int(index)]
+    except (ValueError, IndexError, TypeError):
+        return ""

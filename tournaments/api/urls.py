@@ -48,6 +48,11 @@ urlpatterns = [
         views.StandingsView.as_view(),
         name="tournament-standings",
     ),
+    path(
+        "tournaments/<slug:slug>/export/<str:kind>.csv",
+        views.ExportView.as_view(),
+        name="tournament-export-api",
+    ),
     path("matches/<int:pk>/", views.MatchDetailView.as_view(), name="match-detail"),
     path("matches/<int:pk>/referee/", views.MatchRefereeView.as_view(), name="match-referee"),
 ]

@@ -437,3 +437,16 @@ class RoundSwapView(TournamentMixin, APIView):
             )
 
         return self.act(request, swap)
+
+
+class ExportView(TournamentMixin, APIView):
+    """CSV exports: ``standings`` (every metric) or ``results`` (a row per hand per side)."""
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
+    def get(self, request, slug: str, kind: str):
+        from tournaments import exports
+
+        tournament = self.get_tournament(request, slug)
+        if kind not in exports.EXPORTS:
+            raise Http404
+        return exports.csv_response(tournament, kind)

@@ -1,0 +1,161 @@
+"""CSV exports of a tournament: its standings and every hand's result per side.
+
+Column names are stable (README, "Exports"); new columns are only ever appended.
+Rows are produced in a fixed number of queries and streamed.
+"""
+
+import csv
+from collections import defaultdict
+from collections.abc import Iterator
+
+from django.db.models import Prefetch
+
+from scoring.models import Hand, ScoreEvent, Seat
+from tournaments.models import Match, Standing, Tournament
+from tournaments.standings import METRICS
+
+STANDINGS_COLUMNS = [
+    "tournament",
+    "stage",
+    "rank",
+    "tied",
+    "entrant",
+    "withdrawn",
+    "games_played",
+    *METRICS,  # every metric of the registry, "seed" among them
+    "reason",
+]
+
+RESULTS_COLUMNS = [
+    "tournament",
+    "stage",
+    "round",
+    "table",
+    "game",
+    "hand",
+    "version",
+    "ended",
+    "domino_by",
+    "side",
+    "players",
+    "pips",
+    "award",
+    "in_play",
+    "penalties",
+    "total",
+]
+
+
+def _number(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+def standings_rows(tournament: Tournament) -> Iterator[list[str]]:
+    """Every stage's standings snapshot, every metric, best first."""
+    yield STANDINGS_COLUMNS
+    rows = (
+        Standing.objects.filter(tournament=tournament)
+        .select_related("stage", "entrant")
+        .order_by("stage__order", "position")
+    )
+    for row in rows:
+        yield [
+            tournament.name,
+            row.stage.name,
+            str(row.rank),
+            "yes" if row.tied else "no",
+            row.entrant.name,
+            "yes" if row.withdrawn else "no",
+            str(row.games_played),
+            *(_number(row.metrics.get(key)) for key in METRICS),
+            row.reason,
+        ]
+
+
+def results_rows(tournament: Tournament) -> Iterator[list[str]]:
+    """One row per current hand per side, with the side's running total after it."""
+    yield RESULTS_COLUMNS
+    matches = list(
+        Match.objects.filter(round__stage__tournament=tournament, bye=False)
+        .exclude(game=None)
+        .select_related("round__stage", "game")
+        .prefetch_related(
+            Prefetch("game__seats", queryset=Seat.objects.order_by("position")),
+        )
+        .order_by("round__stage__order", "round__number", "table_number")
+    )
+    game_ids = [m.game_id for m in matches]
+    hands = defaultdict(list)
+    for hand in Hand.objects.filter(
+        game__match__round__stage__tournament=tournament, is_current=True
+    ).order_by("game_id", "number"):
+        hands[hand.game_id].append(hand)
+    points = defaultdict(int)  # (game, hand, side name, in_play|penalty) -> points
+    for event in (
+        ScoreEvent.objects.filter(game_id__in=game_ids, active=True)
+        .select_related("side")
+        .only("game_id", "hand_number", "kind", "points", "side__name")
+    ):
+        kind = "penalty" if event.kind == ScoreEvent.Kind.PENALTY else "in_play"
+        points[(event.game_id, event.hand_number, event.side.name, kind)] += event.points
+    for match in matches:
+        game = match.game
+        seats = {seat.name: seat.display_name for seat in game.seats.all()}
+        sides = sorted(game.totals)
+        running = dict.fromkeys(sides, 0)
+        for hand in hands[game.pk]:
+            for side in sides:
+                members = side.split("+")
+                in_play = points[(game.pk, hand.number, side, "in_play")]
+                penalties = points[(game.pk, hand.number, side, "penalty")]
+                award = hand.awards.get(side, 0)
+                running[side] += award + in_play + penalties
+                yield [
+                    tournament.name,
+                    match.round.stage.name,
+                    str(match.round.number),
+                    str(match.table_number),
+                    str(game.pk),
+                    str(hand.number),
+                    str(hand.version),
+                    "void" if hand.voided else hand.ended,
+                    seats.get(hand.domino_by, ""),
+                    side,
+                    " & ".join(seats.get(name, name) for name in members),
+                    str(sum(hand.pips.get(name, 0) for name in members)),
+                    str(award),
+                    str(in_play),
+                    str(penalties),
+                    str(running[side]),
+                ]
+
+
+class _Echo:
+    """A file-like object whose write returns the line, for streaming csv output."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_lines(rows: Iterator[list[str]]) -> Iterator[str]:
+    writer = csv.writer(_Echo())
+    for row in rows:
+        yield writer.writerow(row)
+
+
+EXPORTS = {"standings": standings_rows, "results": results_rows}
+
+
+def csv_response(tournament: Tournament, kind: str):
+    """A streamed CSV download of one export (``standings`` or ``results``)."""
+    from django.http import StreamingHttpResponse
+
+    response = StreamingHttpResponse(
+        csv_lines(EXPORTS[kind](tournament)), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{tournament.slug}-{kind}.csv"'
+    return response
