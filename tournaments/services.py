@@ -5,6 +5,7 @@ at tables, pairs rounds and moves bracket winners on.
 """
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Max
@@ -231,6 +232,54 @@ def remove_staff(tournament: Tournament, user, *, by, role: str) -> None:
         ):
             raise TournamentConflict("A tournament keeps at least one organizer.", "role")
         Staff.objects.filter(tournament=tournament, user=user, role=role).delete()
+
+
+def create_referee(tournament: Tournament, *, by, username: str) -> tuple[Any, str]:
+    """A new referee account for the tournament; returns it with its first password."""
+    import secrets
+
+    from django.contrib.auth import get_user_model
+
+    username = (username or "").strip()
+    if not username or not username.replace("_", "").replace(".", "").isalnum():
+        raise TournamentError(
+            "A username is letters and digits (with . or _), like referee3.", "username"
+        )
+    users = get_user_model().objects
+    with transaction.atomic():
+        require(by, "tournament.manage", tournament)
+        if users.filter(username__iexact=username).exists():
+            raise TournamentError(f"The username {username!r} is taken.", "username")
+        password = "-".join(secrets.token_urlsafe(4) for _ in range(3))
+        user = users.create_user(username=username, password=password)
+        Staff.objects.create(tournament=tournament, user=user, role=Staff.Role.REFEREE)
+    return user, password
+
+
+def issue_token(tournament: Tournament, user, *, by, rotate: bool = False) -> str:
+    """An API token for one of the tournament's staff (a new one with ``rotate``)."""
+    from rest_framework.authtoken.models import Token
+
+    with transaction.atomic():
+        require(by, "tournament.manage", tournament)
+        if not Staff.objects.filter(tournament=tournament, user=user).exists():
+            raise TournamentError("Only this tournament's staff get tokens here.", "user")
+        if rotate:
+            Token.objects.filter(user=user).delete()
+        token, _ = Token.objects.get_or_create(user=user)
+    return token.key
+
+
+def revoke_token(tournament: Tournament, user, *, by) -> bool:
+    """Delete a staff member's API token; True if there was one."""
+    from rest_framework.authtoken.models import Token
+
+    with transaction.atomic():
+        require(by, "tournament.manage", tournament)
+        if not Staff.objects.filter(tournament=tournament, user=user).exists():
+            raise TournamentError("Only this tournament's staff have tokens here.", "user")
+        deleted, _ = Token.objects.filter(user=user).delete()
+    return bool(deleted)
 
 
 # --- entrants ----------------------------------------------------------------------------

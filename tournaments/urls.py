@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments import views
+from tournaments import organizer_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -9,6 +9,10 @@ urlpatterns = [
     path("t/<slug:slug>/tables/", views.tables_live, name="tournament-tables"),
     path("t/<slug:slug>/entrants/<int:pk>/", views.entrant_page, name="entrant-page"),
     path("t/<slug:slug>/screen/", views.screen, name="tournament-screen"),
+    path("organize/", organizer_views.my_tournaments, name="my-tournaments"),
+    path("organize/new/", organizer_views.new_tournament, name="new-tournament"),
+    path("t/<slug:slug>/manage/", organizer_views.manage, name="manage-tournament"),
+    path("t/<slug:slug>/manage/<str:action>/", organizer_views.act, name="manage-action"),
     path("t/<slug:slug>/rounds/<int:number>/cards/", views.table_cards, name="print-cards"),
     path("t/<slug:slug>/rounds/<int:number>/sheets/", views.blank_sheets, name="print-sheets"),
     path("t/<slug:slug>/export/<str:kind>.csv", views.export, name="tournament-export"),

@@ -219,7 +219,7 @@ def screen(request, slug: str):
 BLANK_SHEET_ROWS = 18
 
 
-def _managed(request, slug: str) -> Tournament:
+def managed_tournament(request, slug: str) -> Tournament:
     """The tournament, for one of its organizers (views add ``login_required``)."""
     tournament = _visible(request, slug)
     if not allowed(request.user, "tournament.manage", tournament):
@@ -240,7 +240,7 @@ def _round_tables(tournament: Tournament, number: int):
 @login_required
 def table_cards(request, slug: str, number: int):
     """Printable cards, one per table: seats, the rules in a line, a QR code to score it."""
-    tournament = _managed(request, slug)
+    tournament = managed_tournament(request, slug)
     stage, round_, tables = _round_tables(tournament, number)
     rules = selectors.ruleset_of(tournament)
     cards = []
@@ -271,7 +271,7 @@ def table_cards(request, slug: str, number: int):
 @login_required
 def blank_sheets(request, slug: str, number: int):
     """Blank score sheets for tables without a phone: a column per side, a row per hand."""
-    tournament = _managed(request, slug)
+    tournament = managed_tournament(request, slug)
     stage, round_, tables = _round_tables(tournament, number)
     rules = selectors.ruleset_of(tournament)
     sheets = [

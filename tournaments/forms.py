@@ -1,0 +1,109 @@
+"""Organizer forms: a tournament from a preset, its stages and its tiebreak order."""
+
+from django import forms
+
+from scoring import wording
+from scoring.rulesets import CHOICES, PRESETS, get_ruleset
+from tournaments.models import Stage
+from tournaments.standings import METRICS
+
+TIEBREAK_SLOTS = 6
+
+_READABLE = {
+    "rounding": {"none": "exact, not rounded", "nearest_5": "to the nearest five"},
+    "block_tie": {
+        "split": "split the award",
+        "no_award": "nobody scores",
+        "lowest_tile": "lowest single tile wins",
+        "starting_team": "the team that led wins",
+    },
+}
+
+
+def preset_lines() -> list[dict]:
+    """Each preset in one line of plain words, at its usual table size."""
+    return [
+        {
+            "key": key,
+            "label": preset.label,
+            "summary": wording.summary(get_ruleset(key)),
+            "sizes": preset.players,
+        }
+        for key, preset in PRESETS.items()
+    ]
+
+
+class TournamentForm(forms.Form):
+    """A new tournament: the preset's values filled in, changed where the event differs."""
+
+    name = forms.CharField(max_length=200)
+    table_size = forms.TypedChoiceField(label="Players at a table", coerce=int)
+    target = forms.IntegerField(label="Points to win", min_value=25, max_value=5000)
+    in_play_scoring = forms.BooleanField(label="Points score during play", required=False)
+    rounding = forms.ChoiceField(label="Awards rounded")
+    block_tie = forms.ChoiceField(label="A tied block")
+    penalty_points = forms.IntegerField(label="Points a penalty costs", min_value=1, max_value=500)
+    public = forms.BooleanField(label="Public: anyone can follow it", required=False, initial=True)
+    stage_name = forms.CharField(label="First stage", max_length=120, initial="Round robin")
+    stage_format = forms.ChoiceField(label="Format", choices=Stage.Format.choices)
+    rounds = forms.IntegerField(
+        label="Rounds", required=False, min_value=1, max_value=40,
+        help_text="Blank: everyone meets everyone (round robin) or the bracket's own length.",
+    )  # fmt: skip
+
+    def __init__(self, *args, preset: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.preset = PRESETS[preset]
+        self.rules = get_ruleset(preset)
+        self.fields["table_size"].choices = [(n, str(n)) for n in self.preset.players]
+        self.fields["rounding"].choices = [
+            (c, _READABLE["rounding"][c]) for c in CHOICES["rounding"]
+        ]
+        self.fields["block_tie"].choices = [
+            (c, _READABLE["block_tie"][c]) for c in CHOICES["block_tie"]
+        ]
+        for field in ("target", "in_play_scoring", "rounding", "block_tie", "penalty_points"):
+            self.fields[field].initial = getattr(self.rules, field)
+        self.fields["table_size"].initial = self.preset.default_players
+        metrics = [("", "—")] + [(key, metric.label) for key, metric in METRICS.items()]
+        defaults = list(get_default_order())
+        for index in range(TIEBREAK_SLOTS):
+            self.fields[f"tiebreak_{index + 1}"] = forms.ChoiceField(
+                label=f"Tiebreak {index + 1}",
+                choices=metrics,
+                required=index == 0,
+                initial=defaults[index] if index < len(defaults) else "",
+            )
+
+    def tiebreak_fields(self):
+        return [self[f"tiebreak_{index + 1}"] for index in range(TIEBREAK_SLOTS)]
+
+    def clean(self):
+        data = super().clean()
+        order = [data.get(f"tiebreak_{i + 1}") for i in range(TIEBREAK_SLOTS)]
+        order = [key for key in order if key]
+        if len(set(order)) != len(order):
+            self.add_error("tiebreak_1", "Each tiebreaker once: one is chosen twice.")
+        data["tiebreak_order"] = order
+        return data
+
+    def overrides(self) -> dict:
+        """Only what differs from the preset (at the chosen table size)."""
+        rules = get_ruleset(self.preset.key, players=self.cleaned_data["table_size"])
+        changed = {}
+        for field in ("target", "in_play_scoring", "rounding", "block_tie", "penalty_points"):
+            if self.cleaned_data[field] != getattr(rules, field):
+                changed[field] = self.cleaned_data[field]
+        return changed
+
+
+def get_default_order():
+    from tournaments.models import default_tiebreak_order
+
+    return default_tiebreak_order()
+
+
+class StageForm(forms.Form):
+    name = forms.CharField(max_length=120)
+    format = forms.ChoiceField(choices=Stage.Format.choices)
+    rounds = forms.IntegerField(required=False, min_value=1, max_value=40)

@@ -1,0 +1,360 @@
+"""Organizer pages: create a tournament from a preset and run it from one page.
+
+Every action posts to ``manage/<action>/``, goes through the same service as the API,
+and comes back to the page with a message saying what it did (or why it did not).
+"""
+
+from datetime import timedelta
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from accounts.permissions import allowed
+from scoring.models import Game
+from scoring.rulesets import PRESETS, ScoringError
+from tournaments import selectors, services
+from tournaments.forms import TournamentForm, preset_lines
+from tournaments.models import Entrant, Match, Round, Staff, Stage, Tournament
+from tournaments.standings import METRICS
+from tournaments.views import managed_tournament
+
+LONG_GAME = timedelta(minutes=75)
+
+
+@login_required
+def new_tournament(request):
+    """Step one: choose a preset; step two: its values filled in, changed where needed."""
+    if not allowed(request.user, "tournament.create"):
+        raise PermissionDenied("Sign in to create a tournament.")
+    preset = request.GET.get("preset") or request.POST.get("preset")
+    if preset not in PRESETS:
+        return render(
+            request, "tournaments/organize/choose_preset.html", {"presets": preset_lines()}
+        )
+    form = TournamentForm(request.POST or None, preset=preset)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        settings = {"rounds": data["rounds"]} if data["rounds"] else {}
+        try:
+            with transaction.atomic():
+                tournament = services.create_tournament(
+                    by=request.user,
+                    name=data["name"],
+                    ruleset_key=preset,
+                    table_size=data["table_size"],
+                    overrides=form.overrides(),
+                    public=data["public"],
+                    tiebreak_order=data["tiebreak_order"],
+                )
+                services.add_stage(
+                    tournament,
+                    by=request.user,
+                    name=data["stage_name"],
+                    format=data["stage_format"],
+                    settings=settings,
+                )
+        except (services.TournamentError, ScoringError) as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, f"Created {tournament.name}. Now add its entrants.")
+            return redirect("manage-tournament", slug=tournament.slug)
+    metrics = [{"label": m.label, "explain": m.explain} for m in METRICS.values()]
+    return render(
+        request,
+        "tournaments/organize/new.html",
+        {"form": form, "preset": PRESETS[preset], "summary": form.rules, "metrics": metrics},
+        status=400 if form.errors else 200,
+    )
+
+
+@login_required
+def my_tournaments(request):
+    tournaments = Tournament.objects.filter(
+        staff__user=request.user, staff__role=Staff.Role.ORGANIZER
+    ).order_by("-updated_at")
+    return render(request, "tournaments/organize/mine.html", {"tournaments": tournaments})
+
+
+def _attention(stage: Stage | None) -> list[dict]:
+    """Tables needing a look: flagged after a correction, running long, without a referee."""
+    if stage is None:
+        return []
+    found = []
+    now = timezone.now()
+    matches = (
+        Match.objects.filter(round__stage=stage, bye=False)
+        .exclude(round__status=Round.Status.DRAFT)
+        .filter(
+            Q(needs_attention=True)
+            | Q(referee=None, game__status__in=[Game.Status.SCHEDULED, Game.Status.IN_PROGRESS])
+            | Q(game__status=Game.Status.IN_PROGRESS, game__started_at__lt=now - LONG_GAME)
+        )
+        .select_related("round", "game")
+        .order_by("round__number", "table_number")
+    )
+    for match in matches:
+        reasons = []
+        if match.needs_attention:
+            reasons.append(match.attention_reason or "flagged")
+        if match.referee_id is None and match.game and not match.game.is_finished:
+            reasons.append("no referee")
+        game = match.game
+        if game and game.status == Game.Status.IN_PROGRESS and game.started_at:
+            running = now - game.started_at
+            if running > LONG_GAME:
+                reasons.append(f"running {int(running.total_seconds() // 60)} min")
+        found.append({"match": match, "reasons": reasons})
+    return found
+
+
+@login_required
+def manage(request, slug: str):
+    tournament = managed_tournament(request, slug)
+    stages = list(tournament.stages.all())
+    stage = selectors.pick_stage(tournament, request.GET.get("stage"), stages)
+    rounds = selectors.rounds_of(stage, include_drafts=True) if stage else []
+    current = selectors.pick_round(rounds, request.GET.get("round"))
+    tables = selectors.tables_of(current, tournament) if current else []
+    entrants = list(tournament.entrants.order_by("seed"))
+    referees = list(
+        get_user_model()
+        .objects.filter(tournament_roles__tournament=tournament)
+        .distinct()
+        .order_by("username")
+    )
+    staff = list(Staff.objects.filter(tournament=tournament).select_related("user"))
+    return render(
+        request,
+        "tournaments/organize/manage.html",
+        {
+            "tournament": tournament,
+            "stages": stages,
+            "stage": stage,
+            "rounds": rounds,
+            "round": current,
+            "tables": tables,
+            "entrants": entrants,
+            "active_entrants": [e for e in entrants if not e.withdrawn],
+            "referees": referees,
+            "staff": staff,
+            "attention": _attention(stage),
+            "statuses": Tournament.Status.choices,
+            "formats": Stage.Format.choices,
+            "paste": request.session.pop("paste_text", ""),
+            "paste_problems": request.session.pop("paste_problems", []),
+            "new_credentials": request.session.pop("new_credentials", None),
+        },
+    )
+
+
+# --- actions ------------------------------------------------------------------------------
+
+
+def _entrant(tournament: Tournament, value) -> Entrant:
+    try:
+        return Entrant.objects.get(tournament=tournament, pk=int(value))
+    except (TypeError, ValueError, Entrant.DoesNotExist) as error:
+        raise services.TournamentError(
+            "Choose an entrant of this tournament.", "entrant"
+        ) from error
+
+
+def _round(tournament: Tournament, value) -> Round:
+    try:
+        return Round.objects.get(stage__tournament=tournament, pk=int(value))
+    except (TypeError, ValueError, Round.DoesNotExist) as error:
+        raise services.TournamentError("Choose a round of this tournament.", "round") from error
+
+
+def _stage(tournament: Tournament, value) -> Stage:
+    try:
+        return Stage.objects.get(tournament=tournament, pk=int(value))
+    except (TypeError, ValueError, Stage.DoesNotExist) as error:
+        raise services.TournamentError("Choose a stage of this tournament.", "stage") from error
+
+
+def _staff_user(tournament: Tournament, value):
+    user = get_user_model().objects.filter(pk=value if str(value).isdigit() else 0).first()
+    if user is None or not Staff.objects.filter(tournament=tournament, user=user).exists():
+        raise services.TournamentError("Choose one of this tournament's staff.", "user")
+    return user
+
+
+def _do_status(request, tournament):
+    services.update_tournament(tournament, by=request.user, status=request.POST.get("status"))
+    return f"The tournament is now {tournament.get_status_display().lower()}."
+
+
+def _do_register(request, tournament):
+    text = request.POST.get("text", "")
+    try:
+        created = services.register_entrants(tournament, by=request.user, text=text)
+    except services.BulkRegistrationError as error:
+        request.session["paste_text"] = text
+        request.session["paste_problems"] = [
+            {"line": p.line, "text": p.text, "message": p.message} for p in error.problems
+        ]
+        raise services.TournamentError(
+            f"Nothing was registered: {len(error.problems)} line(s) need fixing."
+        ) from error
+    return f"Registered {len(created)} entrant(s)."
+
+
+def _do_add_entrant(request, tournament):
+    entrant = services.register_entrant(
+        tournament,
+        by=request.user,
+        name=request.POST.get("name", ""),
+        partner_name=request.POST.get("partner_name", ""),
+    )
+    return f"Registered {entrant.name} (seed {entrant.seed})."
+
+
+def _do_check_in(request, tournament):
+    entrant = _entrant(tournament, request.POST.get("entrant"))
+    present = request.POST.get("present") != "0"
+    services.check_in(entrant, by=request.user, checked_in=present)
+    return f"{entrant.name} {'checked in' if present else 'marked absent'}."
+
+
+def _do_withdraw(request, tournament):
+    entrant = services.withdraw(_entrant(tournament, request.POST.get("entrant")), by=request.user)
+    return f"{entrant.name} withdrew; later rounds leave them out."
+
+
+def _do_seed(request, tournament):
+    entrant = _entrant(tournament, request.POST.get("entrant"))
+    value = request.POST.get("seed", "")
+    if not value.isdigit():
+        raise services.TournamentError("A seed is a whole number from 1.", "seed")
+    services.set_seed(entrant, by=request.user, seed=int(value))
+    return f"{entrant.name} is now seed {value}."
+
+
+def _do_add_stage(request, tournament):
+    rounds = request.POST.get("rounds", "")
+    settings = {"rounds": int(rounds)} if rounds.isdigit() else {}
+    stage = services.add_stage(
+        tournament,
+        by=request.user,
+        name=request.POST.get("name", ""),
+        format=request.POST.get("format", ""),
+        settings=settings,
+    )
+    return f"Added stage {stage.order}: {stage.name}."
+
+
+def _do_generate(request, tournament):
+    stage = _stage(tournament, request.POST.get("stage"))
+    round_ = services.generate_round(stage, by=request.user)
+    flags = len(round_.flags or [])
+    return (
+        f"Round {round_.number} generated as a draft with {round_.matches.count()} tables"
+        + (f" and {flags} note(s) from the pairing." if flags else ".")
+        + " Review it, then publish."
+    )
+
+
+def _do_publish(request, tournament):
+    round_ = services.publish_round(_round(tournament, request.POST.get("round")), by=request.user)
+    return f"Round {round_.number} is published: players can see their tables."
+
+
+def _do_swap(request, tournament):
+    round_ = _round(tournament, request.POST.get("round"))
+    first = _entrant(tournament, request.POST.get("first"))
+    second = _entrant(tournament, request.POST.get("second"))
+    services.swap_seats(round_, first, second, by=request.user)
+    return f"{first.name} and {second.name} swapped seats in round {round_.number}."
+
+
+def _do_assign(request, tournament):
+    referee = _staff_user(tournament, request.POST.get("referee"))
+    if request.POST.get("match") == "all":
+        round_ = _round(tournament, request.POST.get("round"))
+        matches = list(round_.matches.filter(bye=False))
+        for match in matches:
+            services.assign_referee(match, referee, by=request.user)
+        return f"{referee.username} referees all {len(matches)} tables of round {round_.number}."
+    match = get_object_or_404(
+        Match, pk=request.POST.get("match") or 0, round__stage__tournament=tournament
+    )
+    services.assign_referee(match, referee, by=request.user)
+    return f"{referee.username} referees table {match.table_number}."
+
+
+def _do_finish_stage(request, tournament):
+    stage = _stage(tournament, request.POST.get("stage"))
+    top = request.POST.get("top", "")
+    following = services.finish_stage(
+        stage, by=request.user, top=int(top) if top.isdigit() and int(top) > 0 else None
+    )
+    if following is None:
+        return f"{stage.name} finished; it was the last stage, so the tournament is finished."
+    return f"{stage.name} finished; {following.name} is seeded from its standings."
+
+
+def _do_create_referee(request, tournament):
+    user, password = services.create_referee(
+        tournament, by=request.user, username=request.POST.get("username", "")
+    )
+    token = services.issue_token(tournament, user, by=request.user)
+    request.session["new_credentials"] = {
+        "username": user.username,
+        "password": password,
+        "token": token,
+    }
+    return f"Created referee {user.username}: hand over the login shown below (shown once)."
+
+
+def _do_token(request, tournament):
+    user = _staff_user(tournament, request.POST.get("user"))
+    if request.POST.get("revoke"):
+        had = services.revoke_token(tournament, user, by=request.user)
+        return f"{user.username}'s token revoked." if had else f"{user.username} had no token."
+    token = services.issue_token(tournament, user, by=request.user, rotate=True)
+    request.session["new_credentials"] = {"username": user.username, "token": token}
+    return f"New API token for {user.username} (the old one no longer works)."
+
+
+ACTIONS = {
+    "status": _do_status,
+    "register": _do_register,
+    "add-entrant": _do_add_entrant,
+    "check-in": _do_check_in,
+    "withdraw": _do_withdraw,
+    "seed": _do_seed,
+    "add-stage": _do_add_stage,
+    "generate": _do_generate,
+    "publish": _do_publish,
+    "swap": _do_swap,
+    "assign": _do_assign,
+    "finish-stage": _do_finish_stage,
+    "create-referee": _do_create_referee,
+    "token": _do_token,
+}
+
+
+@login_required
+@require_POST
+def act(request, slug: str, action: str):
+    tournament = managed_tournament(request, slug)
+    handler = ACTIONS.get(action)
+    if handler is None:
+        raise Http404("No such action.")
+    try:
+        messages.success(request, handler(request, tournament))
+    except (services.TournamentError, ScoringError) as error:
+        messages.error(request, error.message)
+    back = reverse("manage-tournament", args=[tournament.slug])
+    anchor = request.POST.get("back", "")
+    return redirect(back + (f"?{anchor}" if anchor.startswith(("stage=", "round=")) else ""))
