@@ -107,7 +107,7 @@ UNLABELLED_INPUTS = """
 
 UNNAMED_BUTTONS = """
 () => Array.from(document.querySelectorAll('button'))
-  .filter(el => !(el.innerText.trim() || el.getAttribute('aria-label')))
+  .filter(el => !(el.textContent.trim() || el.getAttribute('aria-label')))
   .map(el => el.outerHTML)
 """
 
