@@ -51,3 +51,15 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}:{self.key}"
+
+
+class Preference(models.Model):
+    """A user's settings that follow them from device to device (the page language)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference"
+    )
+    language = models.CharField(max_length=10, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.language or 'browser language'}"

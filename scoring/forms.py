@@ -4,6 +4,8 @@ import re
 import uuid
 
 from django import forms
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from scoring.models import Hand, ScoreEvent
 from scoring.rulesets import RuleSet, ScoringError
@@ -19,7 +21,7 @@ def in_names(message: str, seat_labels: dict[str, str]) -> str:
 def _tile(text: str) -> tuple[int, int]:
     found = re.fullmatch(r"\s*([0-6])\s*[-/|: ]\s*([0-6])\s*", text)
     if not found:
-        raise forms.ValidationError('Write a tile as two numbers, like "1-2".')
+        raise forms.ValidationError(gettext('Write a tile as two numbers, like "1-2".'))
     return int(found.group(1)), int(found.group(2))
 
 
@@ -29,11 +31,11 @@ class HandForm(forms.Form):
     number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=255, required=False)
     ending = forms.ChoiceField(
-        label="How did the hand end?",
+        label=_("How did the hand end?"),
         widget=forms.RadioSelect,
-        error_messages={"required": "Say who dominoed, or that the hand was blocked."},
+        error_messages={"required": _("Say who dominoed, or that the hand was blocked.")},
     )
-    leader = forms.ChoiceField(label="Led by", required=False)
+    leader = forms.ChoiceField(label=_("Led by"), required=False)
 
     def __init__(self, *args, seats, ruleset: RuleSet, leader: str = "", **kwargs):
         super().__init__(*args, **kwargs)
@@ -41,31 +43,32 @@ class HandForm(forms.Form):
         self.ruleset = ruleset
         self.labels = {seat.name: seat.display_name or seat.name for seat in self.seats}
         self.fields["ending"].choices = [
-            (seat.name, f"Domino by {self.labels[seat.name]}") for seat in self.seats
-        ] + [("block", "Blocked")]
-        self.fields["leader"].choices = [("", "not noted")] + [
+            (seat.name, gettext("Domino by {name}").format(name=self.labels[seat.name]))
+            for seat in self.seats
+        ] + [("block", gettext("Blocked"))]
+        self.fields["leader"].choices = [("", gettext("not noted"))] + [
             (seat.name, self.labels[seat.name]) for seat in self.seats
         ]
         self.fields["leader"].initial = leader
         for seat in self.seats:
             self.fields[f"pips_{seat.name}"] = forms.IntegerField(
-                label=f"Pips left: {self.labels[seat.name]}",
+                label=gettext("Pips left: {name}").format(name=self.labels[seat.name]),
                 required=False,
                 min_value=0,
                 widget=forms.NumberInput(
                     attrs={"inputmode": "numeric", "pattern": "[0-9]*", "class": "pips"}
                 ),
                 error_messages={
-                    "invalid": "Enter the pips as a whole number.",
-                    "min_value": "Pips cannot be fewer than 0.",
+                    "invalid": gettext("Enter the pips as a whole number."),
+                    "min_value": gettext("Pips cannot be fewer than 0."),
                 },
             )
             if ruleset.block_tie == "lowest_tile":
                 self.fields[f"lowest_{seat.name}"] = forms.CharField(
-                    label=f"Lowest tile: {self.labels[seat.name]}",
+                    label=gettext("Lowest tile: {name}").format(name=self.labels[seat.name]),
                     required=False,
                     max_length=5,
-                    help_text="Only for a tied block, like 1-2.",
+                    help_text=gettext("Only for a tied block, like 1-2."),
                 )
         if not self.is_bound:
             self.fields["idempotency_key"].initial = uuid.uuid4().hex
@@ -92,11 +95,17 @@ class HandForm(forms.Form):
                     data[key] = 0  # who dominoed holds nothing
                 else:
                     self.add_error(
-                        key, f"Give the pips left in {self.labels[seat.name]}'s hand (0 if none)."
+                        key,
+                        gettext("Give the pips left in {name}'s hand (0 if none).").format(
+                            name=self.labels[seat.name]
+                        ),
                     )
             elif ending == seat.name and data[key] != 0:
                 self.add_error(
-                    key, f"{self.labels[seat.name]} dominoed, so no pips are left in that hand."
+                    key,
+                    gettext("{name} dominoed, so no pips are left in that hand.").format(
+                        name=self.labels[seat.name]
+                    ),
                 )
             lowest = f"lowest_{seat.name}"
             if lowest in self.fields and data.get(lowest):
@@ -155,9 +164,9 @@ class CorrectionForm(HandForm):
 
     expected_version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     reason = forms.CharField(
-        label="Why is this hand being corrected?",
+        label=_("Why is this hand being corrected?"),
         max_length=500,
-        error_messages={"required": "Say why the hand is being corrected."},
+        error_messages={"required": _("Say why the hand is being corrected.")},
     )
 
 

@@ -17,6 +17,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from accounts.idempotency import claim
@@ -48,7 +49,9 @@ def _viewable(request, pk: int) -> Game:
 def _scorable(request, pk: int) -> Game:
     game = _viewable(request, pk)
     if not allowed(request.user, "game.score", game):
-        raise PermissionDenied("Only this table's referees and the event's organizers score it.")
+        raise PermissionDenied(
+            gettext("Only this table's referees and the event's organizers score it.")
+        )
     return game
 
 
@@ -219,7 +222,9 @@ def record(request, pk: int):
     sheet_seats = list(game.seats.order_by("position"))
     form = HandForm(request.POST, seats=sheet_seats, ruleset=ruleset_of(game))
     if not form.is_valid():
-        return _answer(request, game, form=form, error="The hand was not saved: see below.")
+        return _answer(
+            request, game, form=form, error=gettext("The hand was not saved: see below.")
+        )
     data = form.cleaned_data
     try:
         outcome = services.record_hand(
@@ -231,9 +236,13 @@ def record(request, pk: int):
         )
     except ScoringError as error:
         form.refuse(error)
-        return _answer(request, game, form=form, error="The hand was not saved: see below.")
+        return _answer(
+            request, game, form=form, error=gettext("The hand was not saved: see below.")
+        )
     except services.GameConflict as error:
-        return _answer(request, game, error=f"The hand was not saved. {error.message}")
+        return _answer(
+            request, game, error=gettext("The hand was not saved.") + " " + error.message
+        )
     notice = _saved_notice(outcome, form.labels)
     if not request.htmx:
         return _redirect_with(request, game, notice)
@@ -243,14 +252,25 @@ def record(request, pk: int):
 def _saved_notice(outcome: services.HandOutcome, labels: dict[str, str]) -> str:
     hand = outcome.hand
     if outcome.replayed:
-        return f"Hand {hand.number} was already saved; it was not counted twice."
+        return gettext("Hand {number} was already saved; it was not counted twice.").format(
+            number=hand.number
+        )
     scored = [
         f"{_side_label(name, labels)} +{points}" for name, points in hand.awards.items() if points
     ]
-    text = f"Hand {hand.number} saved" + (f": {', '.join(scored)}." if scored else ": no award.")
+    if scored:
+        text = gettext("Hand {number} saved: {awards}.").format(
+            number=hand.number, awards=", ".join(scored)
+        )
+    else:
+        text = gettext("Hand {number} saved: no award.").format(number=hand.number)
     if outcome.game.is_finished:
         winner = outcome.game.winner
-        text += f" Game over: {_side_label(winner, labels)} won." if winner else " Game drawn."
+        text += " " + (
+            gettext("Game over: {winner} won.").format(winner=_side_label(winner, labels))
+            if winner
+            else gettext("Game drawn.")
+        )
     return text
 
 
@@ -270,7 +290,9 @@ def add_event(request, pk: int):
     game = _scorable(request, pk)
     form = EventForm(request.POST)
     if not form.is_valid():
-        return _answer(request, game, error="Those points were not saved: tap the button again.")
+        return _answer(
+            request, game, error=gettext("Those points were not saved: tap the button again.")
+        )
     data = form.cleaned_data
     labels = {seat.name: seat.display_name for seat in game.seats.all()}
     key = request.POST.get("key", "")
@@ -278,7 +300,9 @@ def add_event(request, pk: int):
     try:
         with transaction.atomic():
             if not claim(request.user, key, what):
-                return _answer(request, game, notice="Already counted; nothing was added twice.")
+                return _answer(
+                    request, game, notice=gettext("Already counted; nothing was added twice.")
+                )
             services.add_score_event(
                 game,
                 by=request.user,
@@ -294,9 +318,9 @@ def add_event(request, pk: int):
         return _answer(request, game, error=error.message)
     who = labels.get(data["seat"], data["seat"])
     if data["kind"] == ScoreEvent.Kind.PENALTY:
-        notice = f"Penalty for {who}."
+        notice = gettext("Penalty for {name}.").format(name=who)
     elif data["kind"] == ScoreEvent.Kind.STEAL:
-        notice = f"Steal by {who}."
+        notice = gettext("Steal by {name}.").format(name=who)
     else:
         notice = f"{who} +{data['points']}."
     if not request.htmx:
@@ -314,7 +338,9 @@ def undo_event(request, pk: int, event_id: int):
         return _answer(request, game, error=error.message)
     except services.GameConflict as error:
         return _answer(request, game, error=error.message)
-    notice = f"Undone: {event.get_kind_display().lower()} {event.points:+d}."
+    notice = gettext("Undone: {kind} {points:+d}.").format(
+        kind=event.get_kind_display().lower(), points=event.points
+    )
     if not request.htmx:
         return _redirect_with(request, game, notice)
     return _answer(request, game, notice=notice)
@@ -350,7 +376,13 @@ def correct(request, pk: int, number: int):
                 current.refresh_from_db()
                 current = Hand.objects.get(game=game, number=number, is_current=True)
             else:
-                return _redirect_with(request, game, f"Hand {number} corrected: {data['reason']}")
+                return _redirect_with(
+                    request,
+                    game,
+                    gettext("Hand {number} corrected: {reason}").format(
+                        number=number, reason=data["reason"]
+                    ),
+                )
     else:
         initial = HandForm.initial_from(current)
         initial["expected_version"] = current.version
@@ -372,9 +404,9 @@ def game_print(request, pk: int):
         if row.in_progress:
             continue
         if row.voided:
-            ended = "void"
+            ended = gettext("void")
         elif row.ended == Hand.Ended.BLOCK:
-            ended = "Blocked"
+            ended = gettext("Blocked")
         else:
             ended = sheet.seat_labels.get(row.domino_by, row.domino_by)
         cells = []
@@ -399,7 +431,7 @@ def game_print(request, pk: int):
             "sides": [sheet.side_labels[side.name] for side in sheet.sides],
             "filled": filled,
             "target": sheet.ruleset.target,
-            "rules_summary": wording.summary(sheet.ruleset),
+            "rules_summary": wording.summary(sheet.ruleset, gettext),
             "winner": sheet.side_labels.get(game.winner, ""),
         },
     )

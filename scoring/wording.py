@@ -1,92 +1,145 @@
-"""Rule sets in plain words, for pages and printed cards (pure: no Django, no ORM)."""
+"""Rule sets in plain words, for pages and printed cards (pure: no Django, no ORM).
+
+Every function takes ``_``, the translation function of the caller (Django's gettext on
+the pages); the phrases are marked so that ``makemessages`` finds them.
+"""
+
+from collections.abc import Callable
 
 from scoring.rulesets import RuleSet
 
+Translate = Callable[[str], str]
+
+
+def gettext_noop(message: str) -> str:
+    """Mark a phrase for translation where it is defined; translate it where it is used."""
+    return message
+
+
+def _same(message: str) -> str:
+    return message
+
+
 _DOMINO = {
-    "opponents_pips": "the pips left in the opponents' hands",
-    "all_pips": "every pip left on the table",
+    "opponents_pips": gettext_noop("the pips left in the opponents' hands"),
+    "all_pips": gettext_noop("every pip left on the table"),
 }
 
 _BLOCK_WINNER = {
-    "lowest_hand": "the player with the fewest pips wins a block",
-    "lowest_team": "the team with the fewest pips wins a block",
+    "lowest_hand": gettext_noop("the player with the fewest pips wins a block"),
+    "lowest_team": gettext_noop("the team with the fewest pips wins a block"),
 }
 
 _BLOCK_AWARD = {
-    "opponents_pips": "and scores the opponents' pips",
-    "opponents_minus_own": "and scores the opponents' pips less its own",
-    "sum_of_differences": "and scores the difference to each opponent",
-    "cascade": "and the places below score the differences in turn",
-    "losing_team_pips": "and scores the losing team's pips",
-    "all_pips": "and scores every pip left on the table",
+    "opponents_pips": gettext_noop("and scores the opponents' pips"),
+    "opponents_minus_own": gettext_noop("and scores the opponents' pips less its own"),
+    "sum_of_differences": gettext_noop("and scores the difference to each opponent"),
+    "cascade": gettext_noop("and the places below score the differences in turn"),
+    "losing_team_pips": gettext_noop("and scores the losing team's pips"),
+    "all_pips": gettext_noop("and scores every pip left on the table"),
 }
 
 _BLOCK_TIE = {
-    "split": "a tie splits the award",
-    "no_award": "a tie scores nothing",
-    "lowest_tile": "a tie goes to the lowest single tile",
-    "starting_team": "a tie goes to the team that led",
+    "split": gettext_noop("a tie splits the award"),
+    "no_award": gettext_noop("a tie scores nothing"),
+    "lowest_tile": gettext_noop("a tie goes to the lowest single tile"),
+    "starting_team": gettext_noop("a tie goes to the team that led"),
 }
 
 _FIRST_LEADER = {
-    "double_six": "the double six leads the first hand",
-    "highest_double": "the highest double leads the first hand",
-    "highest_double_then_tile": "the highest double (else the highest tile) leads first",
-    "drawn": "the first leader is drawn",
+    "double_six": gettext_noop("the double six leads the first hand"),
+    "highest_double": gettext_noop("the highest double leads the first hand"),
+    "highest_double_then_tile": gettext_noop(
+        "the highest double (else the highest tile) leads first"
+    ),
+    "drawn": gettext_noop("the first leader is drawn"),
 }
 
 _NEXT_LEADER = {
-    "previous_winner": "the hand's winner leads the next",
-    "rotate": "the lead passes to the right",
-    "highest_double": "the highest double leads every hand",
+    "previous_winner": gettext_noop("the hand's winner leads the next"),
+    "rotate": gettext_noop("the lead passes to the right"),
+    "highest_double": gettext_noop("the highest double leads every hand"),
 }
 
 
-def who_plays(rules: RuleSet) -> str:
+def who_plays(rules: RuleSet, _: Translate = _same) -> str:
     if rules.teams == "partners":
-        return "two teams of two"
-    return f"{rules.players} players, each for themselves"
+        return _("two teams of two")
+    return _("{players} players, each for themselves").format(players=rules.players)
 
 
-def summary(rules: RuleSet) -> str:
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def summary(rules: RuleSet, _: Translate = _same) -> str:
     """One line: who plays, to what score and how a block is scored."""
-    block = f"{_BLOCK_WINNER[rules.block_winner]} {_BLOCK_AWARD[rules.block_award]}"
-    return f"{who_plays(rules).capitalize()} to {rules.target}; {block}."
+    return _("{who} to {target}; {winner} {award}.").format(
+        who=_cap(who_plays(rules, _)),
+        target=rules.target,
+        winner=_(_BLOCK_WINNER[rules.block_winner]),
+        award=_(_BLOCK_AWARD[rules.block_award]),
+    )
 
 
-def describe(rules: RuleSet) -> list[str]:
+def describe(rules: RuleSet, _: Translate = _same) -> list[str]:
     """The rule set as short sentences, one per rule an organizer could change."""
-    boxes = "two double-six sets" if rules.boxes == 2 else "one double-six set"
+    boxes = _("two double-six sets") if rules.boxes == 2 else _("one double-six set")
     removed = ""
     if rules.removed_tiles:
         shown = ", ".join(f"{a}-{b}" for a, b in rules.removed_tiles)
-        removed = f", without {shown}"
-    draw = "players draw from the boneyard" if rules.draws else "no drawing from the boneyard"
+        removed = _(", without {tiles}").format(tiles=shown)
+    draw = _("players draw from the boneyard") if rules.draws else _("no drawing from the boneyard")
     lines = [
-        f"{who_plays(rules).capitalize()}; first to {rules.target} points wins.",
-        f"{rules.hand_size} tiles each from {boxes}{removed}; {draw}.",
+        _("{who}; first to {target} points wins.").format(
+            who=_cap(who_plays(rules, _)), target=rules.target
+        ),
+        _("{count} tiles each from {boxes}{removed}; {draw}.").format(
+            count=rules.hand_size, boxes=boxes, removed=removed, draw=draw
+        ),
     ]
     if rules.in_play_scoring:
-        play = "Points score during play when the open ends add up to a multiple of five"
-        if rules.stacking:
-            play += "; a matching tile stacks"
         if rules.steal:
-            play += " and steals the previous play's points"
-        lines.append(play + ".")
+            lines.append(
+                _(
+                    "Points score during play when the open ends add up to a multiple of "
+                    "five; a matching tile stacks and steals the previous play's points."
+                )
+            )
+        elif rules.stacking:
+            lines.append(
+                _(
+                    "Points score during play when the open ends add up to a multiple of "
+                    "five; a matching tile stacks."
+                )
+            )
+        else:
+            lines.append(
+                _("Points score during play when the open ends add up to a multiple of five.")
+            )
     else:
-        lines.append("No points score during play.")
-    rounded = " to the nearest five" if rules.rounding == "nearest_5" else ", not rounded"
-    lines.append(f"Whoever dominoes scores {_DOMINO[rules.domino_award]}{rounded}.")
+        lines.append(_("No points score during play."))
+    domino = _(_DOMINO[rules.domino_award])
+    if rules.rounding == "nearest_5":
+        lines.append(_("Whoever dominoes scores {what} to the nearest five.").format(what=domino))
+    else:
+        lines.append(_("Whoever dominoes scores {what}, not rounded.").format(what=domino))
     lines.append(
-        f"When play is blocked, {_BLOCK_WINNER[rules.block_winner]} "
-        f"{_BLOCK_AWARD[rules.block_award]}; {_BLOCK_TIE[rules.block_tie]}."
+        _("When play is blocked, {winner} {award}; {tie}.").format(
+            winner=_(_BLOCK_WINNER[rules.block_winner]),
+            award=_(_BLOCK_AWARD[rules.block_award]),
+            tie=_(_BLOCK_TIE[rules.block_tie]),
+        )
     )
     lines.append(
-        f"{_FIRST_LEADER[rules.first_leader].capitalize()}; {_NEXT_LEADER[rules.next_leader]}."
+        _("{first}; {next}.").format(
+            first=_cap(_(_FIRST_LEADER[rules.first_leader])),
+            next=_(_NEXT_LEADER[rules.next_leader]),
+        )
     )
     if rules.win_check == "immediate":
-        lines.append("The game ends the moment a side reaches the target.")
+        lines.append(_("The game ends the moment a side reaches the target."))
     elif rules.play_on_tie_at_target:
-        lines.append("A tie at or past the target plays another hand.")
-    lines.append(f"A penalty costs {rules.penalty_points} points.")
+        lines.append(_("A tie at or past the target plays another hand."))
+    lines.append(_("A penalty costs {points} points.").format(points=rules.penalty_points))
     return lines

@@ -1,6 +1,7 @@
 """Organizer forms: a tournament from a preset, its stages and its tiebreak order."""
 
 from django import forms
+from django.utils.translation import gettext
 
 from scoring import wording
 from scoring.rulesets import CHOICES, PRESETS, get_ruleset
@@ -26,7 +27,7 @@ def preset_lines() -> list[dict]:
         {
             "key": key,
             "label": preset.label,
-            "summary": wording.summary(get_ruleset(key)),
+            "summary": wording.summary(get_ruleset(key), gettext),
             "sizes": preset.players,
         }
         for key, preset in PRESETS.items()

@@ -16,6 +16,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import allowed
@@ -34,7 +35,7 @@ LONG_GAME = timedelta(minutes=75)
 def new_tournament(request):
     """Step one: choose a preset; step two: its values filled in, changed where needed."""
     if not allowed(request.user, "tournament.create"):
-        raise PermissionDenied("Sign in to create a tournament.")
+        raise PermissionDenied(gettext("Sign in to create a tournament."))
     preset = request.GET.get("preset") or request.POST.get("preset")
     if preset not in PRESETS:
         return render(
@@ -65,7 +66,10 @@ def new_tournament(request):
         except (services.TournamentError, ScoringError) as error:
             form.add_error(None, error.message)
         else:
-            messages.success(request, f"Created {tournament.name}. Now add its entrants.")
+            messages.success(
+                request,
+                gettext("Created {name}. Now add its entrants.").format(name=tournament.name),
+            )
             return redirect("manage-tournament", slug=tournament.slug)
     metrics = [{"label": m.label, "explain": m.explain} for m in METRICS.values()]
     return render(
@@ -104,14 +108,18 @@ def _attention(stage: Stage | None) -> list[dict]:
     for match in matches:
         reasons = []
         if match.needs_attention:
-            reasons.append(match.attention_reason or "flagged")
+            reasons.append(match.attention_reason or gettext("flagged"))
         if match.referee_id is None and match.game and not match.game.is_finished:
-            reasons.append("no referee")
+            reasons.append(gettext("no referee"))
         game = match.game
         if game and game.status == Game.Status.IN_PROGRESS and game.started_at:
             running = now - game.started_at
             if running > LONG_GAME:
-                reasons.append(f"running {int(running.total_seconds() // 60)} min")
+                reasons.append(
+                    gettext("running {minutes} min").format(
+                        minutes=int(running.total_seconds() // 60)
+                    )
+                )
         found.append({"match": match, "reasons": reasons})
     return found
 
@@ -164,7 +172,7 @@ def _entrant(tournament: Tournament, value) -> Entrant:
         return Entrant.objects.get(tournament=tournament, pk=int(value))
     except (TypeError, ValueError, Entrant.DoesNotExist) as error:
         raise services.TournamentError(
-            "Choose an entrant of this tournament.", "entrant"
+            gettext("Choose an entrant of this tournament."), "entrant"
         ) from error
 
 
@@ -172,26 +180,32 @@ def _round(tournament: Tournament, value) -> Round:
     try:
         return Round.objects.get(stage__tournament=tournament, pk=int(value))
     except (TypeError, ValueError, Round.DoesNotExist) as error:
-        raise services.TournamentError("Choose a round of this tournament.", "round") from error
+        raise services.TournamentError(
+            gettext("Choose a round of this tournament."), "round"
+        ) from error
 
 
 def _stage(tournament: Tournament, value) -> Stage:
     try:
         return Stage.objects.get(tournament=tournament, pk=int(value))
     except (TypeError, ValueError, Stage.DoesNotExist) as error:
-        raise services.TournamentError("Choose a stage of this tournament.", "stage") from error
+        raise services.TournamentError(
+            gettext("Choose a stage of this tournament."), "stage"
+        ) from error
 
 
 def _staff_user(tournament: Tournament, value):
     user = get_user_model().objects.filter(pk=value if str(value).isdigit() else 0).first()
     if user is None or not Staff.objects.filter(tournament=tournament, user=user).exists():
-        raise services.TournamentError("Choose one of this tournament's staff.", "user")
+        raise services.TournamentError(gettext("Choose one of this tournament's staff."), "user")
     return user
 
 
 def _do_status(request, tournament):
     services.update_tournament(tournament, by=request.user, status=request.POST.get("status"))
-    return f"The tournament is now {tournament.get_status_display().lower()}."
+    return gettext("The tournament is now {status}.").format(
+        status=tournament.get_status_display().lower()
+    )
 
 
 def _do_register(request, tournament):
@@ -204,9 +218,11 @@ def _do_register(request, tournament):
             {"line": p.line, "text": p.text, "message": p.message} for p in error.problems
         ]
         raise services.TournamentError(
-            f"Nothing was registered: {len(error.problems)} line(s) need fixing."
+            gettext("Nothing was registered: {count} line(s) need fixing.").format(
+                count=len(error.problems)
+            )
         ) from error
-    return f"Registered {len(created)} entrant(s)."
+    return gettext("Registered {count} entrant(s).").format(count=len(created))
 
 
 def _do_add_entrant(request, tournament):
@@ -216,28 +232,30 @@ def _do_add_entrant(request, tournament):
         name=request.POST.get("name", ""),
         partner_name=request.POST.get("partner_name", ""),
     )
-    return f"Registered {entrant.name} (seed {entrant.seed})."
+    return gettext("Registered {name} (seed {seed}).").format(name=entrant.name, seed=entrant.seed)
 
 
 def _do_check_in(request, tournament):
     entrant = _entrant(tournament, request.POST.get("entrant"))
     present = request.POST.get("present") != "0"
     services.check_in(entrant, by=request.user, checked_in=present)
-    return f"{entrant.name} {'checked in' if present else 'marked absent'}."
+    return (gettext("{name} checked in.") if present else gettext("{name} marked absent.")).format(
+        name=entrant.name
+    )
 
 
 def _do_withdraw(request, tournament):
     entrant = services.withdraw(_entrant(tournament, request.POST.get("entrant")), by=request.user)
-    return f"{entrant.name} withdrew; later rounds leave them out."
+    return gettext("{name} withdrew; later rounds leave them out.").format(name=entrant.name)
 
 
 def _do_seed(request, tournament):
     entrant = _entrant(tournament, request.POST.get("entrant"))
     value = request.POST.get("seed", "")
     if not value.isdigit():
-        raise services.TournamentError("A seed is a whole number from 1.", "seed")
+        raise services.TournamentError(gettext("A seed is a whole number from 1."), "seed")
     services.set_seed(entrant, by=request.user, seed=int(value))
-    return f"{entrant.name} is now seed {value}."
+    return gettext("{name} is now seed {value}.").format(name=entrant.name, value=value)
 
 
 def _do_add_stage(request, tournament):
@@ -250,23 +268,29 @@ def _do_add_stage(request, tournament):
         format=request.POST.get("format", ""),
         settings=settings,
     )
-    return f"Added stage {stage.order}: {stage.name}."
+    return gettext("Added stage {order}: {name}.").format(order=stage.order, name=stage.name)
 
 
 def _do_generate(request, tournament):
     stage = _stage(tournament, request.POST.get("stage"))
     round_ = services.generate_round(stage, by=request.user)
     flags = len(round_.flags or [])
-    return (
-        f"Round {round_.number} generated as a draft with {round_.matches.count()} tables"
-        + (f" and {flags} note(s) from the pairing." if flags else ".")
-        + " Review it, then publish."
-    )
+    tables = round_.matches.count()
+    if flags:
+        return gettext(
+            "Round {number} generated as a draft with {tables} tables and {flags} note(s) "
+            "from the pairing. Review it, then publish."
+        ).format(number=round_.number, tables=tables, flags=flags)
+    return gettext(
+        "Round {number} generated as a draft with {tables} tables. Review it, then publish."
+    ).format(number=round_.number, tables=tables)
 
 
 def _do_publish(request, tournament):
     round_ = services.publish_round(_round(tournament, request.POST.get("round")), by=request.user)
-    return f"Round {round_.number} is published: players can see their tables."
+    return gettext("Round {number} is published: players can see their tables.").format(
+        number=round_.number
+    )
 
 
 def _do_swap(request, tournament):
@@ -274,7 +298,9 @@ def _do_swap(request, tournament):
     first = _entrant(tournament, request.POST.get("first"))
     second = _entrant(tournament, request.POST.get("second"))
     services.swap_seats(round_, first, second, by=request.user)
-    return f"{first.name} and {second.name} swapped seats in round {round_.number}."
+    return gettext("{name} and {name2} swapped seats in round {number}.").format(
+        name=first.name, name2=second.name, number=round_.number
+    )
 
 
 def _do_assign(request, tournament):
@@ -284,12 +310,16 @@ def _do_assign(request, tournament):
         matches = list(round_.matches.filter(bye=False))
         for match in matches:
             services.assign_referee(match, referee, by=request.user)
-        return f"{referee.username} referees all {len(matches)} tables of round {round_.number}."
+        return gettext("{username} referees all {matches} tables of round {number}.").format(
+            username=referee.username, matches=len(matches), number=round_.number
+        )
     match = get_object_or_404(
         Match, pk=request.POST.get("match") or 0, round__stage__tournament=tournament
     )
     services.assign_referee(match, referee, by=request.user)
-    return f"{referee.username} referees table {match.table_number}."
+    return gettext("{username} referees table {table_number}.").format(
+        username=referee.username, table_number=match.table_number
+    )
 
 
 def _do_finish_stage(request, tournament):
@@ -299,8 +329,12 @@ def _do_finish_stage(request, tournament):
         stage, by=request.user, top=int(top) if top.isdigit() and int(top) > 0 else None
     )
     if following is None:
-        return f"{stage.name} finished; it was the last stage, so the tournament is finished."
-    return f"{stage.name} finished; {following.name} is seeded from its standings."
+        return gettext(
+            "{name} finished; it was the last stage, so the tournament is finished."
+        ).format(name=stage.name)
+    return gettext("{name} finished; {name2} is seeded from its standings.").format(
+        name=stage.name, name2=following.name
+    )
 
 
 def _do_create_referee(request, tournament):
@@ -313,17 +347,25 @@ def _do_create_referee(request, tournament):
         "password": password,
         "token": token,
     }
-    return f"Created referee {user.username}: hand over the login shown below (shown once)."
+    return gettext(
+        "Created referee {username}: hand over the login shown below (shown once)."
+    ).format(username=user.username)
 
 
 def _do_token(request, tournament):
     user = _staff_user(tournament, request.POST.get("user"))
     if request.POST.get("revoke"):
         had = services.revoke_token(tournament, user, by=request.user)
-        return f"{user.username}'s token revoked." if had else f"{user.username} had no token."
+        return (
+            gettext("{username}'s token revoked.").format(username=user.username)
+            if had
+            else gettext("{username} had no token.").format(username=user.username)
+        )
     token = services.issue_token(tournament, user, by=request.user, rotate=True)
     request.session["new_credentials"] = {"username": user.username, "token": token}
-    return f"New API token for {user.username} (the old one no longer works)."
+    return gettext("New API token for {username} (the old one no longer works).").format(
+        username=user.username
+    )
 
 
 ACTIONS = {

@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from accounts.permissions import allowed
 from scoring import wording
@@ -90,8 +91,8 @@ def tournament_page(request, slug: str):
         "tournament": tournament,
         "stages": stages,
         "stage": stage,
-        "rules_summary": wording.summary(rules),
-        "rules": wording.describe(rules),
+        "rules_summary": wording.summary(rules, gettext),
+        "rules": wording.describe(rules, gettext),
         "entrant_count": tournament.entrants.filter(withdrawn=False).count(),
         "bracket": (
             selectors.bracket(stage, tournament)
@@ -263,7 +264,7 @@ def table_cards(request, slug: str, number: int):
             "round": round_,
             "cards": cards,
             "teams": rules.teams == "partners",
-            "rules_summary": wording.summary(rules),
+            "rules_summary": wording.summary(rules, gettext),
         },
     )
 
@@ -289,6 +290,6 @@ def blank_sheets(request, slug: str, number: int):
             "sheets": sheets,
             "rows": range(1, BLANK_SHEET_ROWS + 1),
             "target": rules.target,
-            "rules_summary": wording.summary(rules),
+            "rules_summary": wording.summary(rules, gettext),
         },
     )

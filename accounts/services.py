@@ -1,0 +1,25 @@
+"""Writes about users themselves."""
+
+from django.conf import settings
+from django.db import transaction
+
+from accounts.models import Preference
+
+
+class PreferenceError(ValueError):
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+def set_language(user, language: str) -> Preference:
+    """Remember the language a signed-in user reads the pages in ("" for the browser's)."""
+    known = {code for code, _ in settings.LANGUAGES}
+    if language and language not in known:
+        raise PreferenceError(f"Choose one of: {', '.join(sorted(known))}.", "language")
+    with transaction.atomic():
+        preference, _ = Preference.objects.update_or_create(
+            user=user, defaults={"language": language}
+        )
+    return preference
