@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.capicu-installed
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test lint format install clean
+.PHONY: run test lint format install clean messages
 
 # The stamp is written only after a complete install, so an interrupted install is
 # simply redone on the next call.
@@ -32,6 +32,13 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+
+# Re-extract translatable strings into locale/es (needs GNU gettext), then compile the
+# catalogue with polib (pure Python) after the new entries are translated.
+messages: $(STAMP)
+	$(BIN)/python manage.py makemessages -l es --no-location --ignore ".venv/*" \
+		--ignore "tests/*" --ignore "bench/*" --ignore "staticfiles/*" --ignore "test-output/*"
+	$(BIN)/python -c "import polib; polib.pofile('locale/es/LC_MESSAGES/django.po').save_as_mofile('locale/es/LC_MESSAGES/django.mo')"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache db.sqlite3

@@ -8,6 +8,7 @@ new version and keeps the old one, with who changed it, when and why.
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 SEAT_NAMES = "ABCDEF"
 
@@ -16,9 +17,9 @@ class Game(models.Model):
     """One game of dominoes to a target, scored hand by hand."""
 
     class Status(models.TextChoices):
-        SCHEDULED = "scheduled", "Scheduled"
-        IN_PROGRESS = "in_progress", "In progress"
-        FINISHED = "finished", "Finished"
+        SCHEDULED = "scheduled", _("Scheduled")
+        IN_PROGRESS = "in_progress", _("In progress")
+        FINISHED = "finished", _("Finished")
 
     ruleset_key = models.CharField(max_length=40)
     overrides = models.JSONField(default=dict, blank=True)
@@ -129,8 +130,8 @@ class Hand(models.Model):
     """One version of hand ``number`` of a game; exactly one version is current."""
 
     class Ended(models.TextChoices):
-        DOMINO = "domino", "Domino"
-        BLOCK = "block", "Block"
+        DOMINO = "domino", _("Domino")
+        BLOCK = "block", _("Block")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hands")
     number = models.PositiveIntegerField()
@@ -192,11 +193,11 @@ class ScoreEvent(models.Model):
     """Points scored or lost during a hand: in-play fives, steals, penalties."""
 
     class Kind(models.TextChoices):
-        IN_PLAY = "in_play", "In-play points"
-        STEAL = "steal", "Steal"
-        STOLEN = "stolen", "Stolen from"
-        PENALTY = "penalty", "Penalty"
-        FORCED_PASS = "forced_pass", "Forced pass"
+        IN_PLAY = "in_play", _("In-play points")
+        STEAL = "steal", _("Steal")
+        STOLEN = "stolen", _("Stolen from")
+        PENALTY = "penalty", _("Penalty")
+        FORCED_PASS = "forced_pass", _("Forced pass")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
     hand_number = models.PositiveIntegerField()

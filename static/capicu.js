@@ -37,13 +37,15 @@
     if (event.detail.successful && !quiet) banner("");
   });
   // "updated 4 s ago" keeps counting between refreshes.
+  var spanish = (document.documentElement.lang || "").slice(0, 2) === "es";
   function tick() {
     var now = Date.now();
     document.querySelectorAll("time[data-ago]").forEach(function (el) {
       var seconds = Math.max(0, Math.round((now - Date.parse(el.getAttribute("datetime"))) / 1000));
-      el.textContent = seconds < 90 ? seconds + " s ago"
-        : seconds < 5400 ? Math.round(seconds / 60) + " min ago"
-        : Math.round(seconds / 3600) + " h ago";
+      var span = seconds < 90 ? seconds + " s"
+        : seconds < 5400 ? Math.round(seconds / 60) + " min"
+        : Math.round(seconds / 3600) + " h";
+      el.textContent = spanish ? "hace " + span : span + " ago";
     });
   }
   setInterval(tick, 1000);

@@ -2,6 +2,7 @@
 
 from django import forms
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from scoring import wording
 from scoring.rulesets import CHOICES, PRESETS, get_ruleset
@@ -11,12 +12,12 @@ from tournaments.standings import METRICS
 TIEBREAK_SLOTS = 6
 
 _READABLE = {
-    "rounding": {"none": "exact, not rounded", "nearest_5": "to the nearest five"},
+    "rounding": {"none": _("exact, not rounded"), "nearest_5": _("to the nearest five")},
     "block_tie": {
-        "split": "split the award",
-        "no_award": "nobody scores",
-        "lowest_tile": "lowest single tile wins",
-        "starting_team": "the team that led wins",
+        "split": _("split the award"),
+        "no_award": _("nobody scores"),
+        "lowest_tile": _("lowest single tile wins"),
+        "starting_team": _("the team that led wins"),
     },
 }
 
@@ -38,18 +39,22 @@ class TournamentForm(forms.Form):
     """A new tournament: the preset's values filled in, changed where the event differs."""
 
     name = forms.CharField(max_length=200)
-    table_size = forms.TypedChoiceField(label="Players at a table", coerce=int)
-    target = forms.IntegerField(label="Points to win", min_value=25, max_value=5000)
-    in_play_scoring = forms.BooleanField(label="Points score during play", required=False)
-    rounding = forms.ChoiceField(label="Awards rounded")
-    block_tie = forms.ChoiceField(label="A tied block")
-    penalty_points = forms.IntegerField(label="Points a penalty costs", min_value=1, max_value=500)
-    public = forms.BooleanField(label="Public: anyone can follow it", required=False, initial=True)
-    stage_name = forms.CharField(label="First stage", max_length=120, initial="Round robin")
-    stage_format = forms.ChoiceField(label="Format", choices=Stage.Format.choices)
+    table_size = forms.TypedChoiceField(label=_("Players at a table"), coerce=int)
+    target = forms.IntegerField(label=_("Points to win"), min_value=25, max_value=5000)
+    in_play_scoring = forms.BooleanField(label=_("Points score during play"), required=False)
+    rounding = forms.ChoiceField(label=_("Awards rounded"))
+    block_tie = forms.ChoiceField(label=_("A tied block"))
+    penalty_points = forms.IntegerField(
+        label=_("Points a penalty costs"), min_value=1, max_value=500
+    )
+    public = forms.BooleanField(
+        label=_("Public: anyone can follow it"), required=False, initial=True
+    )
+    stage_name = forms.CharField(label=_("First stage"), max_length=120, initial="Round robin")
+    stage_format = forms.ChoiceField(label=_("Format"), choices=Stage.Format.choices)
     rounds = forms.IntegerField(
-        label="Rounds", required=False, min_value=1, max_value=40,
-        help_text="Blank: everyone meets everyone (round robin) or the bracket's own length.",
+        label=_("Rounds"), required=False, min_value=1, max_value=40,
+        help_text=_("Blank: everyone meets everyone (round robin) or the bracket's own length."),
     )  # fmt: skip
 
     def __init__(self, *args, preset: str, **kwargs):
@@ -66,11 +71,11 @@ class TournamentForm(forms.Form):
         for field in ("target", "in_play_scoring", "rounding", "block_tie", "penalty_points"):
             self.fields[field].initial = getattr(self.rules, field)
         self.fields["table_size"].initial = self.preset.default_players
-        metrics = [("", "—")] + [(key, metric.label) for key, metric in METRICS.items()]
+        metrics = [("", "—")] + [(key, _(metric.label)) for key, metric in METRICS.items()]
         defaults = list(get_default_order())
         for index in range(TIEBREAK_SLOTS):
             self.fields[f"tiebreak_{index + 1}"] = forms.ChoiceField(
-                label=f"Tiebreak {index + 1}",
+                label=_("Tiebreak {number}").format(number=index + 1),
                 choices=metrics,
                 required=index == 0,
                 initial=defaults[index] if index < len(defaults) else "",
@@ -84,7 +89,7 @@ class TournamentForm(forms.Form):
         order = [data.get(f"tiebreak_{i + 1}") for i in range(TIEBREAK_SLOTS)]
         order = [key for key in order if key]
         if len(set(order)) != len(order):
-            self.add_error("tiebreak_1", "Each tiebreaker once: one is chosen twice.")
+            self.add_error("tiebreak_1", _("Each tiebreaker once: one is chosen twice."))
         data["tiebreak_order"] = order
         return data
 

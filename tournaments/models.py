@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
 
 DEFAULT_TIEBREAK_ORDER = [
     "match_points",
@@ -26,14 +27,14 @@ class Tournament(models.Model):
     """An event run under one rule-set preset (with the organizer's overrides)."""
 
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        REGISTRATION = "registration", "Registration"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
+        DRAFT = "draft", _("Draft")
+        REGISTRATION = "registration", _("Registration")
+        RUNNING = "running", _("Running")
+        FINISHED = "finished", _("Finished")
 
     class ByePolicy(models.TextChoices):
-        WIN_AVERAGE = "win_average", "A win with the stage's average score"
-        NOTHING = "nothing", "Nothing"
+        WIN_AVERAGE = "win_average", _("A win with the stage's average score")
+        NOTHING = "nothing", _("Nothing")
 
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80, unique=True)
@@ -95,8 +96,8 @@ class Staff(models.Model):
     """A user's role in one tournament."""
 
     class Role(models.TextChoices):
-        ORGANIZER = "organizer", "Organizer"
-        REFEREE = "referee", "Referee"
+        ORGANIZER = "organizer", _("Organizer")
+        REFEREE = "referee", _("Referee")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="staff")
     user = models.ForeignKey(
@@ -158,16 +159,16 @@ class Stage(models.Model):
     """A phase of a tournament with one format, e.g. a round robin, then a bracket."""
 
     class Format(models.TextChoices):
-        ROUND_ROBIN = "round_robin", "Round robin"
-        SWISS = "swiss", "Swiss"
-        SINGLE_ELIMINATION = "single_elimination", "Single elimination"
-        DOUBLE_ELIMINATION = "double_elimination", "Double elimination"
-        POOLS = "pools", "Pools"
+        ROUND_ROBIN = "round_robin", _("Round robin")
+        SWISS = "swiss", _("Swiss")
+        SINGLE_ELIMINATION = "single_elimination", _("Single elimination")
+        DOUBLE_ELIMINATION = "double_elimination", _("Double elimination")
+        POOLS = "pools", _("Pools")
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
+        PENDING = "pending", _("Pending")
+        RUNNING = "running", _("Running")
+        FINISHED = "finished", _("Finished")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="stages")
     order = models.PositiveSmallIntegerField()
@@ -192,9 +193,9 @@ class Round(models.Model):
     """One round of a stage: its tables, generated together, published together."""
 
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        PUBLISHED = "published", "Published"
-        FINISHED = "finished", "Finished"
+        DRAFT = "draft", _("Draft")
+        PUBLISHED = "published", _("Published")
+        FINISHED = "finished", _("Finished")
 
     stage = models.ForeignKey(Stage, on_delete=models.CASCADE, related_name="rounds")
     number = models.PositiveSmallIntegerField()

@@ -71,7 +71,7 @@ def new_tournament(request):
                 gettext("Created {name}. Now add its entrants.").format(name=tournament.name),
             )
             return redirect("manage-tournament", slug=tournament.slug)
-    metrics = [{"label": m.label, "explain": m.explain} for m in METRICS.values()]
+    metrics = [{"label": gettext(m.label), "explain": gettext(m.explain)} for m in METRICS.values()]
     return render(
         request,
         "tournaments/organize/new.html",

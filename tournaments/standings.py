@@ -115,75 +115,96 @@ def _head_to_head(record: Record, group: Sequence[Record], games: Sequence[GameR
     return score
 
 
+def gettext_noop(message: str) -> str:
+    """Mark a label for translation here; pages translate it where they show it."""
+    return message
+
+
 METRICS: dict[str, Metric] = {
     metric.key: metric
     for metric in (
         Metric(
             "match_points",
-            "Match points",
+            gettext_noop("Match points"),
             True,
-            "placement points per game (a win 1, else 0, unless the organizer set a table)",
+            gettext_noop(
+                "placement points per game (a win 1, else 0, unless the organizer set a table)"
+            ),
             lambda r, _: r.match_points,
         ),
-        Metric("wins", "Wins", True, "games won", lambda r, _: r.wins),
+        Metric("wins", gettext_noop("Wins"), True, gettext_noop("games won"), lambda r, _: r.wins),
         Metric(
             "points_for",
-            "Points for",
+            gettext_noop("Points for"),
             True,
-            "the entrant's game totals, summed",
+            gettext_noop("the entrant's game totals, summed"),
             lambda r, _: r.points_for,
         ),
         Metric(
             "points_against",
-            "Points against",
+            gettext_noop("Points against"),
             False,
-            "per game, the opponent's total (or the opponents' mean), summed",
+            gettext_noop("per game, the opponent's total (or the opponents' mean), summed"),
             lambda r, _: round(r.points_against, 2),
         ),
         Metric(
             "point_differential",
-            "Point differential",
+            gettext_noop("Point differential"),
             True,
-            "points for less points against",
+            gettext_noop("points for less points against"),
             lambda r, _: round(r.points_for - r.points_against, 2),
         ),
         Metric(
             "average_points",
-            "Average points",
+            gettext_noop("Average points"),
             True,
-            "points for per game played",
+            gettext_noop("points for per game played"),
             lambda r, _: round(r.points_for / r.games, 2) if r.games else 0,
         ),
-        Metric("hands_won", "Hands won", True, "hands won", lambda r, _: r.hands_won),
-        Metric("dominoes", "Dominoes", True, "hands ended by going out", lambda r, _: r.dominoes),
+        Metric(
+            "hands_won",
+            gettext_noop("Hands won"),
+            True,
+            gettext_noop("hands won"),
+            lambda r, _: r.hands_won,
+        ),
+        Metric(
+            "dominoes",
+            gettext_noop("Dominoes"),
+            True,
+            gettext_noop("hands ended by going out"),
+            lambda r, _: r.dominoes,
+        ),
         Metric(
             "penalties",
-            "Penalties",
+            gettext_noop("Penalties"),
             False,
-            "penalty points (fewer is better)",
+            gettext_noop("penalty points (fewer is better)"),
             lambda r, _: r.penalties,
         ),
         Metric(
             "head_to_head",
-            "Head to head",
+            gettext_noop("Head to head"),
             True,
-            "among the tied entrants only: games won against each other, or times "
-            "finishing above another at tables of three or four",
+            gettext_noop(
+                "among the tied entrants only: games won against each other, or times "
+                "finishing above another at tables of three or four"
+            ),
             lambda r, _: 0,
             among=_head_to_head,
         ),
         Metric(
             "buchholz",
-            "Buchholz",
+            gettext_noop("Buchholz"),
             True,
-            "the opponents' match points, summed",
+            gettext_noop("the opponents' match points, summed"),
             lambda r, records: sum(records[o].match_points for o in r.opponents if o in records),
         ),
         Metric(
             "seed",
-            "Seed",
+            gettext_noop("Seed"),
             False,
-            "the entrant's seed: the final, fixed fallback",
+            gettext_noop("the entrant's seed: the final, fixed fallback"),
             lambda r, _: r.seed,
         ),
     )

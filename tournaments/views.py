@@ -38,7 +38,7 @@ def home(request):
 
 def _metric_columns(order: list[str]) -> list[dict]:
     return [
-        {"key": key, "label": METRICS[key].label, "help": METRICS[key].explain}
+        {"key": key, "label": gettext(METRICS[key].label), "help": gettext(METRICS[key].explain)}
         for key in order
         if key in METRICS
     ]

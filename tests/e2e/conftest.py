@@ -73,9 +73,9 @@ def shot():
 
 def log_in(page, base: str, username: str, password: str, then: str) -> None:
     page.goto(f"{base}/accounts/login/?next={then}")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
+    page.locator("#id_username").fill(username)  # by id: the labels change with the language
+    page.locator("#id_password").fill(password)
+    page.locator("main form button[type=submit]").click()
     page.wait_for_url(f"**{then}")
 
 

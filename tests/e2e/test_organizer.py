@@ -80,3 +80,18 @@ def test_organizer_runs_a_cutthroat_event_into_a_bracket(live_server, browser, s
     said(page, "Round 1 generated as a draft")
     shot(page, "organizer-bracket-round")
     context.close()
+
+    # The same key pages in Spanish, from a browser that asks for it.
+    spanish = browser.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
+    page = spanish.new_page()
+    log_in(page, live_server.url, "organizer", PASSWORD, f"/t/{tournament.slug}/manage/")
+    assert page.get_by_role("button", name="Generar la siguiente ronda").is_visible()
+    assert page.get_by_role("heading", name="Inscritos (18)").is_visible()
+    shot(page, "organizer-manage-es")
+    page.goto(f"{live_server.url}/t/{tournament.slug}/?stage=1")
+    assert page.get_by_role("heading", name="Clasificación").is_visible()
+    assert "4 jugadores, cada uno por su cuenta" in page.locator("details.rules").inner_text()
+    shot(page, "public-tournament-es")
+    page.goto(f"{live_server.url}/t/{tournament.slug}/rounds/1/cards/")
+    assert "Árbitro: escanee para anotar esta mesa" in page.content()
+    spanish.close()

@@ -1,0 +1,123 @@
+"""The Spanish catalogue is complete, compiled, and the pages speak it."""
+
+import shutil
+from pathlib import Path
+
+import polib
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from accounts.models import Preference
+from tests.factories import UserFactory
+from tests.test_pages import make_event
+
+CATALOGUE = Path(settings.BASE_DIR) / "locale" / "es" / "LC_MESSAGES"
+
+
+def entries(po):
+    return [e for e in po if not e.obsolete]
+
+
+def test_every_spanish_entry_is_translated_and_not_fuzzy():
+    po = polib.pofile(str(CATALOGUE / "django.po"))
+    empty = [
+        e.msgid
+        for e in entries(po)
+        if (not e.msgstr and not e.msgid_plural)
+        or (e.msgid_plural and not all(e.msgstr_plural.values()))
+    ]
+    assert empty == []
+    assert [e.msgid for e in entries(po) if "fuzzy" in e.flags] == []
+    assert len(entries(po)) > 300
+
+
+def test_the_compiled_catalogue_matches_its_source():
+    source = {
+        e.msgid: e.msgstr or e.msgstr_plural
+        for e in entries(polib.pofile(str(CATALOGUE / "django.po")))
+    }
+    compiled = {
+        e.msgid: e.msgstr or e.msgstr_plural
+        for e in polib.mofile(str(CATALOGUE / "django.mo"))
+        if e.msgid
+    }
+    assert compiled == source, "recompile: see README, 'Translations'"
+
+
+@pytest.mark.skipif(
+    shutil.which("xgettext") is None, reason="needs GNU gettext (apt-get install gettext)"
+)
+def test_no_string_in_the_code_or_templates_is_left_untranslated(tmp_path, settings, monkeypatch):
+    """Extract every marked string again into a copy of the catalogue: none may be new."""
+    copy = tmp_path / "locale"
+    shutil.copytree(Path(settings.BASE_DIR) / "locale", copy)
+    settings.LOCALE_PATHS = [copy]
+    monkeypatch.chdir(settings.BASE_DIR)
+    call_command(
+        "makemessages",
+        locale=["es"],
+        ignore_patterns=[".venv/*", "tests/*", "bench/*", "staticfiles/*", "test-output/*"],
+        no_location=True,
+        verbosity=0,
+    )
+    po = polib.pofile(str(copy / "es" / "LC_MESSAGES" / "django.po"))
+    untranslated = [e.msgid for e in entries(po) if not (e.msgstr or any(e.msgstr_plural.values()))]
+    fuzzy = [e.msgid for e in entries(po) if "fuzzy" in e.flags]
+    assert untranslated == [] and fuzzy == []
+
+
+@pytest.mark.django_db
+def test_pages_follow_the_browser_language(client):
+    organizer = UserFactory(username="organizer")
+    make_event(organizer, slug="copa")
+    page = client.get("/t/copa/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Clasificación" in page and "Rondas y mesas" in page
+    assert "4 jugadores, cada uno por su cuenta a 250" in page
+    assert "el jugador con menos tantos gana el tranque" in page
+    english = client.get("/t/copa/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Standings" in english and "Clasificación" not in english
+
+
+@pytest.mark.django_db
+def test_a_signed_in_user_keeps_their_language_on_any_device(client):
+    user = UserFactory(username="ana", password="correct-horse-battery")
+    client.force_login(user)
+    response = client.post("/accounts/language/", {"language": "es", "next": "/referee/"})
+    assert response.status_code == 302 and response["Location"] == "/referee/"
+    assert Preference.objects.get(user=user).language == "es"
+    assert "Mis mesas" in client.get("/referee/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    other = client_class_login(user)
+    assert "Mis mesas" in other.get("/referee/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    refused = client.post(
+        "/accounts/language/", {"language": "es", "next": "https://evil.example/"}
+    )
+    assert refused["Location"] == "/"
+
+
+def client_class_login(user):
+    """A second device: a new browser that logs in with a password."""
+    from django.test import Client
+
+    device = Client()
+    assert device.login(username=user.username, password="correct-horse-battery")
+    return device
+
+
+@pytest.mark.django_db
+def test_referee_form_errors_are_in_spanish(client):
+    from scoring.services import start_game
+    from tests.factories import PlayerFactory
+
+    referee = UserFactory(username="arbitro")
+    players = [PlayerFactory(display_name=n) for n in ("Ana", "Beto", "Cira", "Dino")]
+    game = start_game(ruleset_key="cutthroat", seats=players, referees=[referee])
+    client.force_login(referee)
+    response = client.post(
+        f"/games/{game.pk}/score/hand/",
+        {"number": 1, "ending": "block", "pips_A": "3"},
+        HTTP_ACCEPT_LANGUAGE="es",
+    )
+    body = response.content.decode()
+    assert "Anote los tantos que quedan en la mano de Beto" in body
+    assert "Tranque" in body and "¿Cómo terminó la mano 1?" in body
