@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import transaction
 
 from accounts.models import Preference
+from scoring.say import say
 
 
 class PreferenceError(ValueError):
@@ -17,7 +18,9 @@ def set_language(user, language: str) -> Preference:
     """Remember the language a signed-in user reads the pages in ("" for the browser's)."""
     known = {code for code, _ in settings.LANGUAGES}
     if language and language not in known:
-        raise PreferenceError(f"Choose one of: {', '.join(sorted(known))}.", "language")
+        raise PreferenceError(
+            say("Choose one of: {names}.", names=", ".join(sorted(known))), "language"
+        )
     with transaction.atomic():
         preference, _ = Preference.objects.update_or_create(
             user=user, defaults={"language": language}

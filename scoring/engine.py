@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.rulesets import RuleSet, ScoringError, Tile
+from scoring.say import say
 
 __all__ = [
     "GameOutcome",
@@ -93,7 +94,7 @@ def hand_capacity(rules: RuleSet) -> tuple[int, int]:
 def pips_of_tiles(rules: RuleSet, tiles: Mapping[str, Any]) -> dict[str, int]:
     """Pips per seat from the tiles each holds, checking that the tiles are real."""
     if not isinstance(tiles, Mapping):
-        raise ScoringError('Give each seat\'s tiles, like {"A": [[6, 6], [1, 2]]}.', "tiles")
+        raise ScoringError(say('Give each seat\'s tiles, like {"A": [[6, 6], [1, 2]]}.'), "tiles")
     available: dict[Tile, int] = {}
     for tile in rules.tiles:
         available[tile] = available.get(tile, 0) + 1
@@ -101,7 +102,9 @@ def pips_of_tiles(rules: RuleSet, tiles: Mapping[str, Any]) -> dict[str, int]:
     pips = {}
     for seat, hand in tiles.items():
         if not isinstance(hand, list | tuple):
-            raise ScoringError(f"Seat {seat}'s tiles must be a list of tiles.", "tiles")
+            raise ScoringError(
+                say("Seat {seat}'s tiles must be a list of tiles.", seat=seat), "tiles"
+            )
         total = 0
         for raw in hand:
             tile = _real_tile(raw, seat)
@@ -109,8 +112,13 @@ def pips_of_tiles(rules: RuleSet, tiles: Mapping[str, Any]) -> dict[str, int]:
             if seen[tile] > available.get(tile, 0):
                 held = available.get(tile, 0)
                 raise ScoringError(
-                    f"Tile {tile[0]}-{tile[1]} appears {seen[tile]} times, but the set holds "
-                    f"{held or 'none'}.",
+                    say(
+                        "Tile {tile}-{tile2} appears {seen} times, but the set holds {value}.",
+                        tile=tile[0],
+                        tile2=tile[1],
+                        seen=seen[tile],
+                        value=held or "none",
+                    ),
                     "tiles",
                 )
             total += tile[0] + tile[1]
@@ -126,52 +134,76 @@ def _real_tile(raw: Any, seat: str) -> Tile:
         and all(0 <= half <= 6 for half in raw)
     ):
         return (min(raw), max(raw))
-    raise ScoringError(f"Seat {seat} holds {raw!r}, which is not a double-six tile.", "tiles")
+    raise ScoringError(
+        say("Seat {seat} holds {raw!r}, which is not a double-six tile.", seat=seat, raw=raw),
+        "tiles",
+    )
 
 
 def _check_seats(rules: RuleSet, seats: Sequence[str]) -> list[str]:
     if isinstance(seats, str) or not isinstance(seats, Sequence):
-        raise ScoringError("Seats are a list of seat names in the order of play.", "seats")
+        raise ScoringError(say("Seats are a list of seat names in the order of play."), "seats")
     seats = list(seats)
     if len(seats) != rules.players:
         raise ScoringError(
-            f"This game is played by {rules.players}; {len(seats)} seats were given.", "seats"
+            say(
+                "This game is played by {players}; {count} seats were given.",
+                players=rules.players,
+                count=len(seats),
+            ),
+            "seats",
         )
     if len(set(seats)) != len(seats) or not all(isinstance(s, str) and s for s in seats):
-        raise ScoringError("Every seat needs its own name.", "seats")
+        raise ScoringError(say("Every seat needs its own name."), "seats")
     return seats
 
 
 def _check_pips(rules: RuleSet, seats: list[str], pips: Any) -> dict[str, int]:
     if not isinstance(pips, Mapping):
-        raise ScoringError('Give the pips left in every hand, like {"A": 12}.', "pips")
+        raise ScoringError(say('Give the pips left in every hand, like {"A": 12}.'), "pips")
     for seat in pips:
         if seat not in seats:
-            raise ScoringError(f"There is no seat {seat!r} at this table.", "pips")
+            raise ScoringError(say("There is no seat {seat!r} at this table.", seat=seat), "pips")
     missing = [seat for seat in seats if seat not in pips]
     if missing:
-        raise ScoringError(f"Give the pips left in seat {', '.join(missing)}'s hand.", "pips")
+        raise ScoringError(
+            say("Give the pips left in seat {names}'s hand.", names=", ".join(missing)), "pips"
+        )
     most_in_hand, most_in_all = hand_capacity(rules)
     counts = {}
     for seat in seats:
         value = pips[seat]
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ScoringError(f"Seat {seat}'s pips must be a whole number.", "pips")
+            raise ScoringError(say("Seat {seat}'s pips must be a whole number.", seat=seat), "pips")
         if value < 0:
-            raise ScoringError(f"Seat {seat} cannot hold fewer than 0 pips.", "pips")
+            raise ScoringError(say("Seat {seat} cannot hold fewer than 0 pips.", seat=seat), "pips")
         if value > most_in_hand:
             raise ScoringError(
-                f"Seat {seat} cannot hold {value} pips: {rules.hand_size} tiles hold at most "
-                f"{most_in_hand}."
+                say(
+                    "Seat {seat} cannot hold {value} pips: {tiles} tiles hold at most {most}.",
+                    seat=seat,
+                    value=value,
+                    tiles=rules.hand_size,
+                    most=most_in_hand,
+                )
                 if not rules.draws
-                else f"Seat {seat} cannot hold {value} pips: the whole set holds {most_in_hand}.",
+                else say(
+                    "Seat {seat} cannot hold {value} pips: the whole set holds {most}.",
+                    seat=seat,
+                    value=value,
+                    most=most_in_hand,
+                ),
                 "pips",
             )
         counts[seat] = value
     if sum(counts.values()) > most_in_all:
         raise ScoringError(
-            f"The hands hold {sum(counts.values())} pips together, more than the "
-            f"{most_in_all} that could be left in them.",
+            say(
+                "The hands hold {value} pips together, more than the {most_in_all} "
+                "that could be left in them.",
+                value=sum(counts.values()),
+                most_in_all=most_in_all,
+            ),
             "pips",
         )
     return counts
@@ -212,14 +244,16 @@ def score_hand(
     """Score the end of a hand: a domino (``domino_by`` set) or a block (``None``)."""
     seats = _check_seats(rules, seats)
     if (pips is None) == (tiles is None):
-        raise ScoringError("Give the pips left in every hand, or the tiles (not both).", "pips")
+        raise ScoringError(
+            say("Give the pips left in every hand, or the tiles (not both)."), "pips"
+        )
     if tiles is not None:
         pips = pips_of_tiles(rules, tiles)
         if set(pips) != set(seats):
-            raise ScoringError("Give the tiles left in every seat's hand.", "tiles")
+            raise ScoringError(say("Give the tiles left in every seat's hand."), "tiles")
     counts = _check_pips(rules, seats, pips)
     if leader is not None and leader not in seats:
-        raise ScoringError(f"There is no seat {leader!r} to have led.", "leader")
+        raise ScoringError(say("There is no seat {leader!r} to have led.", leader=leader), "leader")
     sides = side_names(rules, seats)
     side_of = _side_of(rules, seats)
     side_pips = dict.fromkeys(sides, 0)
@@ -229,10 +263,17 @@ def score_hand(
 
     if domino_by is not None:
         if domino_by not in seats:
-            raise ScoringError(f"There is no seat {domino_by!r} to have gone out.", "domino_by")
+            raise ScoringError(
+                say("There is no seat {domino_by!r} to have gone out.", domino_by=domino_by),
+                "domino_by",
+            )
         if counts[domino_by]:
             raise ScoringError(
-                f"Seat {domino_by} went out, so holds no pips (got {counts[domino_by]}).",
+                say(
+                    "Seat {domino_by} went out, so holds no pips (got {counts}).",
+                    domino_by=domino_by,
+                    counts=counts[domino_by],
+                ),
                 "domino_by",
             )
         winner = side_of[domino_by]
@@ -294,15 +335,17 @@ def score_ending(
 ) -> HandResult:
     """Score a hand as a referee reports it: ``ended`` is "domino" or "block"."""
     if ended not in ("domino", "block"):
-        raise ScoringError('A hand ends in a "domino" or a "block".', "ended")
+        raise ScoringError(say('A hand ends in a "domino" or a "block".'), "ended")
     if ended == "domino" and not domino_by:
-        raise ScoringError("Say who went out (domino by which seat).", "domino_by")
+        raise ScoringError(say("Say who went out (domino by which seat)."), "domino_by")
     if ended == "block" and domino_by:
-        raise ScoringError("A blocked hand has nobody who went out.", "domino_by")
+        raise ScoringError(say("A blocked hand has nobody who went out."), "domino_by")
     if (pips is None) == (tiles is None):
-        raise ScoringError("Give the pips left in every hand, or the tiles (not both).", "pips")
+        raise ScoringError(
+            say("Give the pips left in every hand, or the tiles (not both)."), "pips"
+        )
     if leader is not None and leader not in seats:
-        raise ScoringError(f"There is no seat {leader!r} to lead.", "leader")
+        raise ScoringError(say("There is no seat {leader!r} to lead.", leader=leader), "leader")
     return score_hand(
         rules,
         seats=seats,
@@ -340,7 +383,7 @@ def _block_winners(
     if rules.block_tie == "starting_team":
         if leader is None:
             raise ScoringError(
-                "The block is tied: say who led the hand, whose team wins it.", "leader"
+                say("The block is tied: say who led the hand, whose team wins it."), "leader"
             )
         # The team that led wins; if it is not among the tied, nobody does.
         return (side_of[leader],) if side_of[leader] in tied else ()
@@ -357,7 +400,8 @@ def _lowest_tile_winners(
     if not isinstance(lowest_tiles, Mapping) or not all(s in lowest_tiles for s in tied_seats):
         names = ", ".join(tied_seats)
         raise ScoringError(
-            f"The block is tied between {names}: give each one's lowest tile.", "lowest_tiles"
+            say("The block is tied between {names}: give each one's lowest tile.", names=names),
+            "lowest_tiles",
         )
     best: dict[str, tuple[int, int]] = {}
     for seat in tied_seats:
@@ -367,7 +411,10 @@ def _lowest_tile_winners(
             and len(raw) == 2
             and all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h <= 6 for h in raw)
         ):
-            raise ScoringError(f"Seat {seat}'s lowest tile {raw!r} is not a tile.", "lowest_tiles")
+            raise ScoringError(
+                say("Seat {seat}'s lowest tile {raw!r} is not a tile.", seat=seat, raw=raw),
+                "lowest_tiles",
+            )
         order = tile_order((min(raw), max(raw)))
         side = side_of[seat]
         best[side] = min(best.get(side, order), order)
@@ -379,13 +426,14 @@ def _lowest_tile_winners(
 def score_play(rules: RuleSet, open_ends: Sequence[int]) -> int:
     """In-play points for the open ends' counted values (a crossed double counts both halves)."""
     if isinstance(open_ends, str) or not isinstance(open_ends, Sequence):
-        raise ScoringError("Give the count on each open end.", "open_ends")
+        raise ScoringError(say("Give the count on each open end."), "open_ends")
     if not 1 <= len(open_ends) <= 4:
-        raise ScoringError("A layout has one to four open ends.", "open_ends")
+        raise ScoringError(say("A layout has one to four open ends."), "open_ends")
     for value in open_ends:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 12:
             raise ScoringError(
-                f"An open end counts 0 to 12 (a crossed 6-6); got {value!r}.", "open_ends"
+                say("An open end counts 0 to 12 (a crossed 6-6); got {value!r}.", value=value),
+                "open_ends",
             )
     if not rules.in_play_scoring:
         return 0
@@ -396,7 +444,7 @@ def score_play(rules: RuleSet, open_ends: Sequence[int]) -> int:
 def score_stack(rules: RuleSet, previous_points: int, double: bool = False) -> tuple[int, int]:
     """``(gained, lost_by_previous)`` for stacking on the previous play (RULES.md, seed 003)."""
     if not rules.stacking:
-        raise ScoringError("This rule set does not allow stacking.", "kind")
+        raise ScoringError(say("This rule set does not allow stacking."), "kind")
     if (
         isinstance(previous_points, bool)
         or not isinstance(previous_points, int)
@@ -404,7 +452,7 @@ def score_stack(rules: RuleSet, previous_points: int, double: bool = False) -> t
         or previous_points % 5
     ):
         raise ScoringError(
-            "The previous play's points are a multiple of five (0, 5, 10 ...).", "points"
+            say("The previous play's points are a multiple of five (0, 5, 10 ...)."), "points"
         )
     if not rules.steal:
         return previous_points, 0
@@ -436,7 +484,7 @@ def next_leader(
 def decide_game(rules: RuleSet, totals: Mapping[str, int]) -> GameOutcome:
     """Whether the game is won after these totals (RULES.md, "Winning a game")."""
     if not totals:
-        raise ScoringError("A game has sides to total.", "totals")
+        raise ScoringError(say("A game has sides to total."), "totals")
     if max(totals.values()) < rules.target:
         return GameOutcome(finished=False)
     top = max(totals.values())

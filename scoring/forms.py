@@ -7,10 +7,12 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from scoring.i18n import told
 from scoring.models import Hand, ScoreEvent
 from scoring.rulesets import RuleSet, ScoringError
 
-_SEAT_IN_MESSAGE = re.compile(r"\b[Ss]eat ([A-F])\b")
+# "seat B" in English, "asiento B" in Spanish: referees read the player's name instead.
+_SEAT_IN_MESSAGE = re.compile(r"\b(?:[Ss]eat|[Ee]l asiento|[Aa]siento) ([A-F])\b")
 
 
 def in_names(message: str, seat_labels: dict[str, str]) -> str:
@@ -134,7 +136,7 @@ class HandForm(forms.Form):
 
     def refuse(self, error: ScoringError) -> None:
         """Put a service's refusal beside the field it is about, in the players' names."""
-        message = in_names(error.message, self.labels)
+        message = in_names(told(error.message), self.labels)
         seat = _SEAT_IN_MESSAGE.search(error.message)
         if error.field == "pips" and seat and f"pips_{seat.group(1)}" in self.fields:
             self.add_error(f"pips_{seat.group(1)}", message)

@@ -10,6 +10,8 @@ preset's name. Pure Python: no Django.
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from scoring.say import say
+
 
 class ScoringError(ValueError):
     """Input that cannot be scored, in words a referee understands, with the field at fault."""
@@ -95,7 +97,9 @@ class RuleSet:
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
-            raise ScoringError(f"Unknown rule {sorted(unknown)[0]!r}.", sorted(unknown)[0])
+            raise ScoringError(
+                say("Unknown rule {value!r}.", value=sorted(unknown)[0]), sorted(unknown)[0]
+            )
         values = dict(data)
         values["removed_tiles"] = tuple(
             _tile(tile, "removed_tiles") for tile in values.get("removed_tiles", ())
@@ -110,7 +114,7 @@ def _tile(value: Any, field_name: str) -> Tile:
         or not all(isinstance(half, int) and not isinstance(half, bool) for half in value)
         or not all(0 <= half <= 6 for half in value)
     ):
-        raise ScoringError(f"{value!r} is not a double-six tile.", field_name)
+        raise ScoringError(say("{value!r} is not a double-six tile.", value=value), field_name)
     return (min(value), max(value))
 
 
@@ -118,31 +122,49 @@ def _validate(rules: RuleSet) -> None:
     for name, allowed in CHOICES.items():
         value = getattr(rules, name)
         if value not in allowed:
-            raise ScoringError(f"{name} must be one of {', '.join(allowed)}; got {value!r}.", name)
+            raise ScoringError(
+                say(
+                    "{name} must be one of {names}; got {value!r}.",
+                    name=name,
+                    names=", ".join(allowed),
+                    value=value,
+                ),
+                name,
+            )
     for name in ("in_play_scoring", "stacking", "steal", "draws", "play_on_tie_at_target"):
         if not isinstance(getattr(rules, name), bool):
-            raise ScoringError(f"{name} is yes or no (true/false).", name)
+            raise ScoringError(say("{name} is yes or no (true/false).", name=name), name)
     for name, low in (("target", 1), ("hand_size", 1), ("penalty_points", 0)):
         value = getattr(rules, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ScoringError(f"{name} must be a whole number of at least {low}.", name)
+            raise ScoringError(
+                say("{name} must be a whole number of at least {low}.", name=name, low=low), name
+            )
     if rules.boxes not in (1, 2):
-        raise ScoringError("A game uses one double-six set or two.", "boxes")
+        raise ScoringError(say("A game uses one double-six set or two."), "boxes")
     if rules.teams == "partners" and rules.players != 4:
-        raise ScoringError("Partners is played by four: two teams of two.", "players")
+        raise ScoringError(say("Partners is played by four: two teams of two."), "players")
     if rules.steal and not rules.stacking:
-        raise ScoringError("Stealing happens by stacking: turn stacking on too.", "steal")
+        raise ScoringError(say("Stealing happens by stacking: turn stacking on too."), "steal")
     if rules.stacking and rules.boxes != 2:
-        raise ScoringError("Stacking needs two sets, so that every tile has a twin.", "stacking")
+        raise ScoringError(
+            say("Stacking needs two sets, so that every tile has a twin."), "stacking"
+        )
     pool = [(a, b) for a in range(7) for b in range(a, 7)] * rules.boxes
     for tile in rules.removed_tiles:
         if tile not in pool:
-            raise ScoringError(f"Tile {tile} is not in the set to remove.", "removed_tiles")
+            raise ScoringError(
+                say("Tile {tile} is not in the set to remove.", tile=tile), "removed_tiles"
+            )
         pool.remove(tile)
     if not rules.draws and rules.players * rules.hand_size > len(pool):
         raise ScoringError(
-            f"{rules.players} hands of {rules.hand_size} need more than the "
-            f"{len(pool)} tiles in play.",
+            say(
+                "{players} hands of {hand_size} need more than the {count} tiles in play.",
+                players=rules.players,
+                hand_size=rules.hand_size,
+                count=len(pool),
+            ),
             "hand_size",
         )
 
@@ -365,28 +387,41 @@ def get_ruleset(key: str, *, players: int | None = None, overrides: dict | None 
     preset = PRESETS.get(key)
     if preset is None:
         raise ScoringError(
-            f"There is no rule set called {key!r}; choose from {', '.join(PRESETS)}.", "ruleset"
+            say(
+                "There is no rule set called {key!r}; choose from {names}.",
+                key=key,
+                names=", ".join(PRESETS),
+            ),
+            "ruleset",
         )
     if players is None:
         players = preset.default_players
     if players not in preset.players:
         sizes = ", ".join(str(size) for size in preset.players)
         raise ScoringError(
-            f"{preset.label} is played by {sizes} players, not {players}.", "players"
+            say(
+                "{label} is played by {sizes} players, not {players}.",
+                label=preset.label,
+                sizes=sizes,
+                players=players,
+            ),
+            "players",
         )
     rules = preset.resolve(players)
     if not overrides:
         return rules
     if not isinstance(overrides, dict):
-        raise ScoringError("Overrides are a set of rule names and values.", "overrides")
+        raise ScoringError(say("Overrides are a set of rule names and values."), "overrides")
     known = {f.name for f in fields(RuleSet)} - FIXED_FIELDS
     changes = {}
     for name, value in overrides.items():
         if name not in known:
-            raise ScoringError(f"There is no rule called {name!r} to override.", name)
+            raise ScoringError(
+                say("There is no rule called {name!r} to override.", name=name), name
+            )
         if name == "removed_tiles":
             if not isinstance(value, list | tuple):
-                raise ScoringError("removed_tiles is a list of tiles.", name)
+                raise ScoringError(say("removed_tiles is a list of tiles."), name)
             value = tuple(_tile(tile, name) for tile in value)
         changes[name] = value
     return replace(rules, **changes)

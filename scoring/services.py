@@ -17,6 +17,7 @@ from scoring import engine
 from scoring.engine import ScoringError
 from scoring.models import SEAT_NAMES, Game, Hand, ScoreEvent, Seat, Side
 from scoring.rulesets import RuleSet, get_ruleset
+from scoring.say import say
 from scoring.signals import game_changed
 
 # The largest in-play score: 35 with one set (RULES.md). With two sets every tile exists
@@ -201,7 +202,10 @@ def _changed(game: Game, change: str, *, revision_saved: bool = False) -> None:
 def _require_playable(game: Game) -> None:
     if game.status == Game.Status.FINISHED:
         raise GameConflict(
-            f"This game is finished: {game.winner or 'nobody'} won. An organizer can reopen it.",
+            say(
+                "This game is finished: {value} won. An organizer can reopen it.",
+                value=game.winner or "nobody",
+            ),
             game=game,
         )
 
@@ -239,22 +243,36 @@ def _seat(seats_by_name: dict[str, Seat], name: Any, *, field: str) -> Seat:
     seat = seats_by_name.get(name) if isinstance(name, str) else None
     if seat is None:
         known = ", ".join(seats_by_name)
-        raise ScoringError(f"There is no seat {name!r} at this table (seats: {known}).", field)
+        raise ScoringError(
+            say(
+                "There is no seat {name!r} at this table (seats: {known}).", name=name, known=known
+            ),
+            field,
+        )
     return seat
 
 
 def _check_play_points(ruleset: RuleSet, points: Any, *, field: str) -> None:
     if not ruleset.in_play_scoring:
-        raise ScoringError("This rule set scores no points during play.", field)
+        raise ScoringError(say("This rule set scores no points during play."), field)
     most = MAX_PLAY_POINTS.get(ruleset.boxes, 40)
     if isinstance(points, bool) or not isinstance(points, int) or points <= 0 or points % 5:
         raise ScoringError(
-            f"In-play points are a positive multiple of five (5, 10 … {most}); got {points!r}.",
+            say(
+                "In-play points are a positive multiple of five (5, 10 … {most}); got {points!r}.",
+                most=most,
+                points=points,
+            ),
             field,
         )
     if points > most:
         raise ScoringError(
-            f"No play can score {points}: the most the ends can show is {most}.", field
+            say(
+                "No play can score {points}: the most the ends can show is {most}.",
+                points=points,
+                most=most,
+            ),
+            field,
         )
 
 
@@ -333,8 +351,18 @@ def record_hand(
         expected = game.hand_count + 1
         if number != expected:
             raise GameConflict(
-                f"Hand {number} cannot be recorded: the next hand of this game is {expected}"
-                + (f" (hand {number} is already recorded)." if number < expected else "."),
+                say(
+                    "Hand {number} cannot be recorded: the next hand of this game is "
+                    "{expected} (hand {number} is already recorded).",
+                    number=number,
+                    expected=expected,
+                )
+                if number < expected
+                else say(
+                    "Hand {number} cannot be recorded: the next hand of this game is {expected}.",
+                    number=number,
+                    expected=expected,
+                ),
                 game=game,
             )
         ruleset = _ruleset_of(game)
@@ -410,15 +438,20 @@ def correct_hand(
     """Write a new version of an earlier hand and recompute every total after it."""
     reason = (reason or "").strip()
     if not reason:
-        raise ScoringError("Say why the hand is being corrected.", "reason")
+        raise ScoringError(say("Say why the hand is being corrected."), "reason")
     with transaction.atomic():
         game = _lock(game)
         require(by, "game.score", game)
         current = _current_hand(game, hand_number)
         if current.version != expected_version:
             raise GameConflict(
-                f"Hand {hand_number} was changed meanwhile: it is at version {current.version}, "
-                f"not {expected_version}. Check it and correct again.",
+                say(
+                    "Hand {hand_number} was changed meanwhile: it is at version {version}, "
+                    "not {expected_version}. Check it and correct again.",
+                    hand_number=hand_number,
+                    version=current.version,
+                    expected_version=expected_version,
+                ),
                 game=game,
                 current=current,
             )
@@ -469,13 +502,17 @@ def void_hand(game: Game | int, hand_number: int, *, by, reason: str) -> HandOut
     """Cancel a hand's award (a misdeal recorded by mistake); its number and history stay."""
     reason = (reason or "").strip()
     if not reason:
-        raise ScoringError("Say why the hand is being voided.", "reason")
+        raise ScoringError(say("Say why the hand is being voided."), "reason")
     with transaction.atomic():
         game = _lock(game)
         require(by, "game.score", game)
         current = _current_hand(game, hand_number)
         if current.voided:
-            raise GameConflict(f"Hand {hand_number} is already void.", game=game, current=current)
+            raise GameConflict(
+                say("Hand {hand_number} is already void.", hand_number=hand_number),
+                game=game,
+                current=current,
+            )
         ruleset = _ruleset_of(game)
         hand = _new_version(
             current,
@@ -496,7 +533,7 @@ def void_hand(game: Game | int, hand_number: int, *, by, reason: str) -> HandOut
 def _current_hand(game: Game, number: int) -> Hand:
     hand = Hand.objects.filter(game=game, number=number, is_current=True).first()
     if hand is None:
-        raise ScoringError(f"This game has no hand {number}.", "hand")
+        raise ScoringError(say("This game has no hand {number}.", number=number), "hand")
     return hand
 
 
@@ -568,7 +605,10 @@ def add_score_event(
         _require_playable(game)
         if hand != game.hand_count + 1:
             raise GameConflict(
-                f"Points during play belong to the hand in progress, hand {game.hand_count + 1}.",
+                say(
+                    "Points during play belong to the hand in progress, hand {value}.",
+                    value=game.hand_count + 1,
+                ),
                 game=game,
             )
         ruleset = _ruleset_of(game)
@@ -597,16 +637,16 @@ def add_score_event(
         elif kind == ScoreEvent.Kind.PENALTY:
             deduction = ruleset.penalty_points if points is None else points
             if isinstance(deduction, bool) or not isinstance(deduction, int) or deduction == 0:
-                raise ScoringError("A penalty deducts a whole number of points.", "points")
+                raise ScoringError(say("A penalty deducts a whole number of points."), "points")
             events = [
                 ScoreEvent(seat=actor, side=actor.side, kind=kind, points=-abs(deduction), **common)
             ]
         elif kind == ScoreEvent.Kind.FORCED_PASS:
             if points:
-                raise ScoringError("A forced pass carries no points.", "points")
+                raise ScoringError(say("A forced pass carries no points."), "points")
             events = [ScoreEvent(seat=actor, side=actor.side, kind=kind, points=0, **common)]
         else:
-            raise ScoringError("Kind must be in_play, steal, penalty or forced_pass.", "kind")
+            raise ScoringError(say("Kind must be in_play, steal, penalty or forced_pass."), "kind")
         if game.status == Game.Status.SCHEDULED:
             _start(game, ruleset)
         created = ScoreEvent.objects.bulk_create(events)
@@ -629,10 +669,10 @@ def undo_event(game: Game | int, event_id: int, *, by, reason: str = "undone") -
         _require_playable(game)
         event = ScoreEvent.objects.filter(game=game, pk=event_id, active=True).first()
         if event is None:
-            raise ScoringError("That event does not exist or was already undone.", "event")
+            raise ScoringError(say("That event does not exist or was already undone."), "event")
         if event.hand_number != game.hand_count + 1:
             raise GameConflict(
-                "Only events of the hand in progress can be undone; correct the hand instead.",
+                say("Only events of the hand in progress can be undone; correct the hand instead."),
                 game=game,
             )
         ruleset = _ruleset_of(game)
@@ -653,12 +693,12 @@ def reopen_game(game: Game | int, *, by, reason: str) -> Game:
     """Undo a finished game's result so that hands can be corrected or added."""
     reason = (reason or "").strip()
     if not reason:
-        raise ScoringError("Say why the game is being reopened.", "reason")
+        raise ScoringError(say("Say why the game is being reopened."), "reason")
     with transaction.atomic():
         game = _lock(game)
         require(by, "game.manage", game)
         if game.status != Game.Status.FINISHED:
-            raise GameConflict("Only a finished game can be reopened.", game=game)
+            raise GameConflict(say("Only a finished game can be reopened."), game=game)
         game.status = Game.Status.IN_PROGRESS
         game.winner = ""
         game.finished_at = None

@@ -24,6 +24,7 @@ from accounts.idempotency import claim
 from accounts.permissions import allowed
 from scoring import charts, services, wording
 from scoring.forms import CorrectionForm, EventForm, HandForm, in_names
+from scoring.i18n import told
 from scoring.models import Game, Hand, ScoreEvent
 from scoring.rulesets import ScoringError
 from scoring.selectors import game_sheet, preview_hand, ruleset_of
@@ -200,7 +201,7 @@ def preview(request, pk: int):
         try:
             result = preview_hand(game, **form.ending_kwargs())
         except ScoringError as error:
-            problem = in_names(error.message, form.labels)
+            problem = in_names(told(error.message), form.labels)
     sheet = game_sheet(game)
     awards = []
     if result is not None:
@@ -241,7 +242,7 @@ def record(request, pk: int):
         )
     except services.GameConflict as error:
         return _answer(
-            request, game, error=gettext("The hand was not saved.") + " " + error.message
+            request, game, error=gettext("The hand was not saved.") + " " + told(error.message)
         )
     notice = _saved_notice(outcome, form.labels)
     if not request.htmx:
@@ -313,9 +314,9 @@ def add_event(request, pk: int):
                 double=data["double"],
             )
     except ScoringError as error:
-        return _answer(request, game, error=in_names(error.message, labels))
+        return _answer(request, game, error=in_names(told(error.message), labels))
     except services.GameConflict as error:
-        return _answer(request, game, error=error.message)
+        return _answer(request, game, error=told(error.message))
     who = labels.get(data["seat"], data["seat"])
     if data["kind"] == ScoreEvent.Kind.PENALTY:
         notice = gettext("Penalty for {name}.").format(name=who)
@@ -335,9 +336,9 @@ def undo_event(request, pk: int, event_id: int):
     try:
         event = services.undo_event(game, event_id, by=request.user, reason="undone by referee")
     except ScoringError as error:
-        return _answer(request, game, error=error.message)
+        return _answer(request, game, error=told(error.message))
     except services.GameConflict as error:
-        return _answer(request, game, error=error.message)
+        return _answer(request, game, error=told(error.message))
     notice = gettext("Undone: {kind} {points:+d}.").format(
         kind=event.get_kind_display().lower(), points=event.points
     )
@@ -372,7 +373,7 @@ def correct(request, pk: int, number: int):
             except ScoringError as error:
                 form.refuse(error)
             except services.GameConflict as error:
-                conflict = error.message
+                conflict = told(error.message)
                 current.refresh_from_db()
                 current = Hand.objects.get(game=game, number=number, is_current=True)
             else:

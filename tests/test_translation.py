@@ -1,5 +1,6 @@
 """The Spanish catalogue is complete, compiled, and the pages speak it."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -30,6 +31,24 @@ def test_every_spanish_entry_is_translated_and_not_fuzzy():
     assert empty == []
     assert [e.msgid for e in entries(po) if "fuzzy" in e.flags] == []
     assert len(entries(po)) > 300
+
+
+PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|\{\w*(?:![rs])?(?::[^{}]*)?\}")
+
+
+def test_every_translation_keeps_the_placeholders_of_its_source():
+    po = polib.pofile(str(CATALOGUE / "django.po"))
+    wrong = []
+    for e in entries(po):
+        sources = [e.msgid_plural, e.msgid] if e.msgid_plural else [e.msgid]
+        targets = list(e.msgstr_plural.values()) if e.msgid_plural else [e.msgstr]
+        wanted = sorted(
+            set(PLACEHOLDER.findall(sources[0])) | set(PLACEHOLDER.findall(sources[-1]))
+        )
+        for target in targets:
+            if sorted(set(PLACEHOLDER.findall(target))) != wanted:
+                wrong.append((e.msgid, target))
+    assert wrong == []
 
 
 def test_the_compiled_catalogue_matches_its_source():
@@ -121,3 +140,37 @@ def test_referee_form_errors_are_in_spanish(client):
     body = response.content.decode()
     assert "Anote los tantos que quedan en la mano de Beto" in body
     assert "Tranque" in body and "¿Cómo terminó la mano 1?" in body
+
+
+@pytest.mark.django_db
+def test_service_refusals_are_translated_in_the_api_and_on_pages(client):
+    from scoring.services import start_game
+    from tests.factories import PlayerFactory
+
+    referee = UserFactory(username="arbitro")
+    players = [PlayerFactory(display_name=n) for n in ("Ana", "Beto", "Cira", "Dino")]
+    game = start_game(ruleset_key="cutthroat", seats=players, referees=[referee])
+    client.force_login(referee)
+    body = {"number": 1, "ended": "block", "pips": {"A": 99, "B": 1, "C": 2, "D": 3}}
+    english = client.post(f"/api/v1/games/{game.pk}/hands/", body, content_type="application/json")
+    assert "Seat A cannot hold 99 pips" in english.json()["detail"]
+    spanish = client.post(
+        f"/api/v1/games/{game.pk}/hands/",
+        body,
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE="es",
+    )
+    assert "El asiento A no puede tener 99 tantos" in spanish.json()["detail"]
+    page = client.post(
+        f"/games/{game.pk}/score/hand/",
+        {
+            "number": 1,
+            "ending": "block",
+            "pips_A": "99",
+            "pips_B": "1",
+            "pips_C": "2",
+            "pips_D": "3",
+        },
+        HTTP_ACCEPT_LANGUAGE="es",
+    ).content.decode()
+    assert "Ana no puede tener 99 tantos" in page  # the seat letter becomes the player's name

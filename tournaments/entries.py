@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass
 
+from scoring.say import say
+
 MAX_NAME = 120
 
 
@@ -44,35 +46,49 @@ def read_entries(
             continue
         names = tuple(_clean(part) for part in line.split("&"))
         if any(not name for name in names):
-            problems.append(LineProblem(number, raw, "A name is missing on either side of '&'."))
+            problems.append(
+                LineProblem(number, raw, say("A name is missing on either side of '&'."))
+            )
             continue
         if len(names) > 2:
-            problems.append(LineProblem(number, raw, "A team has two players: 'A & B'."))
+            problems.append(LineProblem(number, raw, say("A team has two players: 'A & B'.")))
             continue
         if teams and len(names) == 1:
             problems.append(
-                LineProblem(number, raw, "This is a Partners event: write a team as 'A & B'.")
+                LineProblem(number, raw, say("This is a Partners event: write a team as 'A & B'."))
             )
             continue
         if not teams and len(names) == 2:
             problems.append(
-                LineProblem(number, raw, "Players enter alone here; write one name a line.")
+                LineProblem(number, raw, say("Players enter alone here; write one name a line."))
             )
             continue
         if teams and names[0].casefold() == names[1].casefold():
-            problems.append(LineProblem(number, raw, "A team needs two different players."))
+            problems.append(LineProblem(number, raw, say("A team needs two different players.")))
             continue
         if any(len(name) > MAX_NAME for name in names):
-            problems.append(LineProblem(number, raw, f"Names are at most {MAX_NAME} characters."))
+            problems.append(
+                LineProblem(
+                    number, raw, say("Names are at most {MAX_NAME} characters.", MAX_NAME=MAX_NAME)
+                )
+            )
             continue
         entry = EntryLine(number, names)
         key = entry.label.casefold()
         if key in taken_folded:
-            problems.append(LineProblem(number, raw, f"{entry.label} is already registered."))
+            problems.append(
+                LineProblem(number, raw, say("{label} is already registered.", label=entry.label))
+            )
             continue
         if key in seen:
             problems.append(
-                LineProblem(number, raw, f"{entry.label} is listed twice (line {seen[key]}).")
+                LineProblem(
+                    number,
+                    raw,
+                    say(
+                        "{label} is listed twice (line {seen}).", label=entry.label, seen=seen[key]
+                    ),
+                )
             )
             continue
         seen[key] = number

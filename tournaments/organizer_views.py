@@ -20,6 +20,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import allowed
+from scoring.i18n import told
 from scoring.models import Game
 from scoring.rulesets import PRESETS, ScoringError
 from tournaments import selectors, services
@@ -64,7 +65,7 @@ def new_tournament(request):
                     settings=settings,
                 )
         except (services.TournamentError, ScoringError) as error:
-            form.add_error(None, error.message)
+            form.add_error(None, told(error.message))
         else:
             messages.success(
                 request,
@@ -215,7 +216,7 @@ def _do_register(request, tournament):
     except services.BulkRegistrationError as error:
         request.session["paste_text"] = text
         request.session["paste_problems"] = [
-            {"line": p.line, "text": p.text, "message": p.message} for p in error.problems
+            {"line": p.line, "text": p.text, "message": told(p.message)} for p in error.problems
         ]
         raise services.TournamentError(
             gettext("Nothing was registered: {count} line(s) need fixing.").format(
@@ -396,7 +397,7 @@ def act(request, slug: str, action: str):
     try:
         messages.success(request, handler(request, tournament))
     except (services.TournamentError, ScoringError) as error:
-        messages.error(request, error.message)
+        messages.error(request, told(error.message))
     back = reverse("manage-tournament", args=[tournament.slug])
     anchor = request.POST.get("back", "")
     return redirect(back + (f"?{anchor}" if anchor.startswith(("stage=", "round=")) else ""))

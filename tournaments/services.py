@@ -16,6 +16,7 @@ from accounts.models import Player
 from accounts.permissions import require
 from scoring.engine import ScoringError
 from scoring.rulesets import PRESETS, get_ruleset
+from scoring.say import say
 from tournaments.entries import EntryLine, LineProblem, read_entries
 from tournaments.models import (
     DEFAULT_TIEBREAK_ORDER,
@@ -48,7 +49,8 @@ class BulkRegistrationError(TournamentError):
 
     def __init__(self, problems: list[LineProblem]):
         super().__init__(
-            f"{len(problems)} line(s) need fixing; nothing was registered.", "entrants"
+            say("{count} line(s) need fixing; nothing was registered.", count=len(problems)),
+            "entrants",
         )
         self.problems = problems
 
@@ -71,7 +73,10 @@ def _unique_slug(name: str) -> str:
 def _table_size_for(ruleset_key: str, table_size: int | None, overrides: dict) -> int:
     preset = PRESETS.get(ruleset_key)
     if preset is None:
-        raise TournamentError(f"There is no rule set called {ruleset_key!r}.", "ruleset_key")
+        raise TournamentError(
+            say("There is no rule set called {ruleset_key!r}.", ruleset_key=ruleset_key),
+            "ruleset_key",
+        )
     if table_size is None:
         table_size = preset.default_players
     try:
@@ -89,10 +94,15 @@ def _check_tiebreaks(order: Sequence[str]) -> list[str]:
     if unknown:
         known = ", ".join(METRICS)
         raise TournamentError(
-            f"Unknown tiebreaker {', '.join(unknown)}; choose from {known}.", "tiebreak_order"
+            say(
+                "Unknown tiebreaker {names}; choose from {known}.",
+                names=", ".join(unknown),
+                known=known,
+            ),
+            "tiebreak_order",
         )
     if len(set(order)) != len(order):
-        raise TournamentError("A tiebreaker is listed twice.", "tiebreak_order")
+        raise TournamentError(say("A tiebreaker is listed twice."), "tiebreak_order")
     return list(order)
 
 
@@ -115,14 +125,14 @@ def create_tournament(
     require(by, "tournament.create")
     name = " ".join((name or "").split())
     if not name:
-        raise TournamentError("Give the tournament a name.", "name")
+        raise TournamentError(say("Give the tournament a name."), "name")
     overrides = dict(overrides or {})
     table_size = _table_size_for(ruleset_key, table_size, overrides)
     order = _check_tiebreaks(tiebreak_order or DEFAULT_TIEBREAK_ORDER)
     _check_time_zone(time_zone)
     with transaction.atomic():
         if slug and Tournament.objects.filter(slug=slug).exists():
-            raise TournamentError(f"The address {slug!r} is taken.", "slug")
+            raise TournamentError(say("The address {slug!r} is taken.", slug=slug), "slug")
         tournament = Tournament.objects.create(
             name=name,
             slug=slug or _unique_slug(name),
@@ -147,7 +157,9 @@ def _check_time_zone(time_zone: str) -> None:
     try:
         zoneinfo.ZoneInfo(time_zone)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError) as error:
-        raise TournamentError(f"Unknown time zone {time_zone!r}.", "time_zone") from error
+        raise TournamentError(
+            say("Unknown time zone {time_zone!r}.", time_zone=time_zone), "time_zone"
+        ) from error
 
 
 def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
@@ -167,14 +179,16 @@ def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
     }
     unknown = set(changes) - allowed
     if unknown:
-        raise TournamentError(f"Cannot change {', '.join(sorted(unknown))}.", sorted(unknown)[0])
+        raise TournamentError(
+            say("Cannot change {names}.", names=", ".join(sorted(unknown))), sorted(unknown)[0]
+        )
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
         require(by, "tournament.manage", tournament)
         rules_change = {"ruleset_key", "overrides", "table_size"} & set(changes)
         if rules_change and Round.objects.filter(stage__tournament=tournament).exists():
             raise TournamentConflict(
-                "The rules cannot change once a round has been generated.",
+                say("The rules cannot change once a round has been generated."),
                 sorted(rules_change)[0],
             )
         if "status" in changes:
@@ -203,19 +217,24 @@ def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
 
 def _check_status_move(tournament: Tournament, status: str) -> None:
     if status not in STATUS_ORDER:
-        raise TournamentError(f"Unknown status {status!r}.", "status")
+        raise TournamentError(say("Unknown status {status!r}.", status=status), "status")
     if STATUS_ORDER.index(status) < STATUS_ORDER.index(tournament.status) and not (
         tournament.status == Tournament.Status.REGISTRATION and status == Tournament.Status.DRAFT
     ):
         raise TournamentConflict(
-            f"A tournament cannot go back from {tournament.status} to {status}.", "status"
+            say(
+                "A tournament cannot go back from {status} to {status2}.",
+                status=tournament.status,
+                status2=status,
+            ),
+            "status",
         )
 
 
 def add_staff(tournament: Tournament, user, *, by, role: str) -> Staff:
     """Give ``user`` a role (organizer or referee) in the tournament."""
     if role not in Staff.Role.values:
-        raise TournamentError("A role is organizer or referee.", "role")
+        raise TournamentError(say("A role is organizer or referee."), "role")
     with transaction.atomic():
         require(by, "tournament.manage", tournament)
         staff, _ = Staff.objects.get_or_create(tournament=tournament, user=user, role=role)
@@ -230,7 +249,7 @@ def remove_staff(tournament: Tournament, user, *, by, role: str) -> None:
             role == Staff.Role.ORGANIZER
             and Staff.objects.filter(tournament=tournament, role=role).count() == 1
         ):
-            raise TournamentConflict("A tournament keeps at least one organizer.", "role")
+            raise TournamentConflict(say("A tournament keeps at least one organizer."), "role")
         Staff.objects.filter(tournament=tournament, user=user, role=role).delete()
 
 
@@ -243,13 +262,15 @@ def create_referee(tournament: Tournament, *, by, username: str) -> tuple[Any, s
     username = (username or "").strip()
     if not username or not username.replace("_", "").replace(".", "").isalnum():
         raise TournamentError(
-            "A username is letters and digits (with . or _), like referee3.", "username"
+            say("A username is letters and digits (with . or _), like referee3."), "username"
         )
     users = get_user_model().objects
     with transaction.atomic():
         require(by, "tournament.manage", tournament)
         if users.filter(username__iexact=username).exists():
-            raise TournamentError(f"The username {username!r} is taken.", "username")
+            raise TournamentError(
+                say("The username {username!r} is taken.", username=username), "username"
+            )
         password = "-".join(secrets.token_urlsafe(4) for _ in range(3))
         user = users.create_user(username=username, password=password)
         Staff.objects.create(tournament=tournament, user=user, role=Staff.Role.REFEREE)
@@ -263,7 +284,7 @@ def issue_token(tournament: Tournament, user, *, by, rotate: bool = False) -> st
     with transaction.atomic():
         require(by, "tournament.manage", tournament)
         if not Staff.objects.filter(tournament=tournament, user=user).exists():
-            raise TournamentError("Only this tournament's staff get tokens here.", "user")
+            raise TournamentError(say("Only this tournament's staff get tokens here."), "user")
         if rotate:
             Token.objects.filter(user=user).delete()
         token, _ = Token.objects.get_or_create(user=user)
@@ -277,7 +298,7 @@ def revoke_token(tournament: Tournament, user, *, by) -> bool:
     with transaction.atomic():
         require(by, "tournament.manage", tournament)
         if not Staff.objects.filter(tournament=tournament, user=user).exists():
-            raise TournamentError("Only this tournament's staff have tokens here.", "user")
+            raise TournamentError(say("Only this tournament's staff have tokens here."), "user")
         deleted, _ = Token.objects.filter(user=user).delete()
     return bool(deleted)
 
@@ -317,16 +338,18 @@ def register_entrant(
         if teams:
             partner = partner or (_player_named(partner_name, "partner_name"))
             if partner.pk == player.pk:
-                raise TournamentError("A team needs two different players.", "partner_name")
+                raise TournamentError(say("A team needs two different players."), "partner_name")
             label = f"{player.display_name} & {partner.display_name}"
         else:
             if partner is not None or partner_name:
-                raise TournamentError("Players enter alone in this tournament.", "partner_name")
+                raise TournamentError(
+                    say("Players enter alone in this tournament."), "partner_name"
+                )
             label = player.display_name
         if Entrant.objects.filter(tournament=tournament, name__iexact=label).exists():
-            raise TournamentError(f"{label} is already registered.", "name")
+            raise TournamentError(say("{label} is already registered.", label=label), "name")
         if seed is not None and Entrant.objects.filter(tournament=tournament, seed=seed).exists():
-            raise TournamentError(f"Seed {seed} is taken.", "seed")
+            raise TournamentError(say("Seed {seed} is taken.", seed=seed), "seed")
         return Entrant.objects.create(
             tournament=tournament,
             name=label,
@@ -339,13 +362,13 @@ def register_entrant(
 def _player_named(name: str, field: str) -> Player:
     name = " ".join((name or "").split())
     if not name:
-        raise TournamentError("Give the player's name.", field)
+        raise TournamentError(say("Give the player's name."), field)
     return _player(name)
 
 
 def _check_open(tournament: Tournament) -> None:
     if tournament.status == Tournament.Status.FINISHED:
-        raise TournamentConflict("This tournament is finished.", "tournament")
+        raise TournamentConflict(say("This tournament is finished."), "tournament")
 
 
 def register_entrants(tournament: Tournament, *, by, text: str) -> list[Entrant]:
@@ -359,7 +382,7 @@ def register_entrants(tournament: Tournament, *, by, text: str) -> list[Entrant]
         if problems:
             raise BulkRegistrationError(problems)
         if not entries:
-            raise TournamentError("The list has no names.", "entrants")
+            raise TournamentError(say("The list has no names."), "entrants")
         return _create_entrants(tournament, entries)
 
 
@@ -406,7 +429,9 @@ def withdraw(entrant: Entrant, *, by) -> Entrant:
         entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
         require(by, "tournament.manage", entrant.tournament)
         if entrant.withdrawn:
-            raise TournamentConflict(f"{entrant.name} has already withdrawn.", "entrant")
+            raise TournamentConflict(
+                say("{name} has already withdrawn.", name=entrant.name), "entrant"
+            )
         entrant.withdrawn = True
         entrant.withdrawn_at = timezone.now()
         entrant.save(update_fields=["withdrawn", "withdrawn_at"])
@@ -416,7 +441,7 @@ def withdraw(entrant: Entrant, *, by) -> Entrant:
 def set_seed(entrant: Entrant, *, by, seed: int) -> Entrant:
     """Give an entrant a seed; an entrant holding it swaps to the old one."""
     if not isinstance(seed, int) or seed < 1:
-        raise TournamentError("A seed is a whole number from 1.", "seed")
+        raise TournamentError(say("A seed is a whole number from 1."), "seed")
     with transaction.atomic():
         entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
         tournament = entrant.tournament
@@ -445,7 +470,12 @@ def add_stage(
 
     if format not in Stage.Format.values:
         formats = ", ".join(Stage.Format.values)
-        raise TournamentError(f"Unknown format {format!r}; choose from {formats}.", "format")
+        raise TournamentError(
+            say(
+                "Unknown format {format!r}; choose from {formats}.", format=format, formats=formats
+            ),
+            "format",
+        )
     settings = dict(settings or {})
     engine = get_engine(format)
     try:
@@ -465,7 +495,7 @@ def add_stage(
                 settings=settings,
             )
         except IntegrityError as error:  # pragma: no cover - guarded by the lock
-            raise TournamentConflict("Another stage was added at the same time.") from error
+            raise TournamentConflict(say("Another stage was added at the same time.")) from error
 
 
 def assign_referee(match: Match, referee, *, by) -> Match:
@@ -479,7 +509,7 @@ def assign_referee(match: Match, referee, *, by) -> Match:
         tournament = match.round.stage.tournament
         require(by, "tournament.manage", tournament)
         if match.bye:
-            raise TournamentError("A bye has no table to referee.", "match")
+            raise TournamentError(say("A bye has no table to referee."), "match")
         Staff.objects.get_or_create(tournament=tournament, user=referee, role=Staff.Role.REFEREE)
         previous = match.referee
         match.referee = referee
@@ -653,16 +683,19 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
         stage = Stage.objects.select_for_update().get(pk=stage.pk)
         require(by, "tournament.manage", tournament)
         if stage.status == Stage.Status.FINISHED:
-            raise TournamentConflict("This stage is finished.", "stage")
+            raise TournamentConflict(say("This stage is finished."), "stage")
         earlier = Stage.objects.filter(tournament=tournament, order__lt=stage.order).exclude(
             status=Stage.Status.FINISHED
         )
         if earlier.exists():
-            raise TournamentConflict("Finish the earlier stage first.", "stage")
+            raise TournamentConflict(say("Finish the earlier stage first."), "stage")
         last = stage.rounds.order_by("-number").first()
         if last is not None and last.status == Round.Status.DRAFT:
             raise TournamentConflict(
-                f"Round {last.number} is not published yet: publish it (or fix it) first.",
+                say(
+                    "Round {number} is not published yet: publish it (or fix it) first.",
+                    number=last.number,
+                ),
                 "round",
             )
         engine = get_engine(stage.format)
@@ -675,8 +708,11 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
             .exists()
         ):
             raise TournamentConflict(
-                f"Round {last.number} has games still in play; Swiss and brackets pair "
-                "from its results.",
+                say(
+                    "Round {number} has games still in play; Swiss and brackets pair from "
+                    "its results.",
+                    number=last.number,
+                ),
                 "round",
             )
         entrants = _stage_entrants(stage)
@@ -686,7 +722,9 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
             len(entrants), table_size=tournament.sides_per_table, settings=stage.settings
         )
         if number > total:
-            raise TournamentConflict(f"This stage has {total} round(s); all are paired.", "round")
+            raise TournamentConflict(
+                say("This stage has {total} round(s); all are paired.", total=total), "round"
+            )
         stubs = _history(stage, entrants)
         if stage.format == "swiss":
             # Swiss pairs whoever is still playing; schedules and brackets keep their
@@ -704,12 +742,18 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
         except PairingError as error:
             raise TournamentError(str(error), "stage") from error
         if not active:
-            raise TournamentError("Nobody is left to pair.", "entrants")
+            raise TournamentError(say("Nobody is left to pair."), "entrants")
         round_ = Round.objects.create(
             stage=stage,
             number=number,
             flags=[
-                {"code": f.code, "message": f.message, "entrants": list(f.entrants)}
+                {
+                    "code": f.code,
+                    "message": f.message,
+                    "template": getattr(f.message, "template", f.message),
+                    "params": getattr(f.message, "params", {}),
+                    "entrants": list(f.entrants),
+                }
                 for f in result.flags
             ],
         )
@@ -731,7 +775,9 @@ def publish_round(round_: Round, *, by) -> Round:
         )
         require(by, "tournament.manage", round_.stage.tournament)
         if round_.status != Round.Status.DRAFT:
-            raise TournamentConflict(f"Round {round_.number} is already published.", "round")
+            raise TournamentConflict(
+                say("Round {number} is already published.", number=round_.number), "round"
+            )
         round_.status = Round.Status.PUBLISHED
         round_.published_at = timezone.now()
         round_.save(update_fields=["status", "published_at"])
@@ -749,7 +795,7 @@ def swap_seats(round_: Round, first: Entrant, second: Entrant, *, by) -> Round:
         tournament = round_.stage.tournament
         require(by, "tournament.manage", tournament)
         if first.pk == second.pk:
-            raise TournamentError("Choose two different entrants.", "entrants")
+            raise TournamentError(say("Choose two different entrants."), "entrants")
         seats = {
             s.entrant_id: s
             for s in MatchSeat.objects.filter(
@@ -757,14 +803,14 @@ def swap_seats(round_: Round, first: Entrant, second: Entrant, *, by) -> Round:
             ).select_related("match")
         }
         if len(seats) != 2:
-            raise TournamentError("Both entrants must be seated in this round.", "entrants")
+            raise TournamentError(say("Both entrants must be seated in this round."), "entrants")
         one, two = seats[first.pk], seats[second.pk]
         games = [m.game_id for m in (one.match, two.match) if m.game_id]
         if Hand.objects.filter(game_id__in=games).exists() or any(
             m.game and m.game.status != "scheduled" for m in (one.match, two.match)
         ):
             raise TournamentConflict(
-                "A game at those tables has started; seats are fixed.", "round"
+                say("A game at those tables has started; seats are fixed."), "round"
             )
         # Trade places through a parking position so the unique constraints hold throughout.
         one_match, one_position = one.match_id, one.position
@@ -794,6 +840,10 @@ def swap_seats(round_: Round, first: Entrant, second: Entrant, *, by) -> Round:
             {
                 "code": "swap",
                 "message": f"Organizer swapped {first.name} and {second.name}.",
+                "template": say(
+                    "Organizer swapped {first} and {second}.", first="", second=""
+                ).template,
+                "params": {"first": first.name, "second": second.name},
                 "entrants": [first.pk, second.pk],
             },
         ]
@@ -812,13 +862,14 @@ def finish_stage(
         stage = Stage.objects.select_for_update().get(pk=stage.pk)
         require(by, "tournament.manage", tournament)
         if stage.status == Stage.Status.FINISHED:
-            raise TournamentConflict("This stage is already finished.", "stage")
+            raise TournamentConflict(say("This stage is already finished."), "stage")
         unfinished = Match.objects.filter(round__stage=stage, bye=False).exclude(
             game__status="finished"
         )
         if unfinished.exists():
             raise TournamentConflict(
-                f"{unfinished.count()} game(s) of this stage are not finished.", "stage"
+                say("{value} game(s) of this stage are not finished.", value=unfinished.count()),
+                "stage",
             )
         ranking = stage_ranking(stage, per_pool=per_pool)
         stage.status = Stage.Status.FINISHED

@@ -16,6 +16,7 @@ from accounts.idempotency import HEADER, run_once
 from accounts.permissions import allowed
 from scoring import engine, services
 from scoring.api import serializers as s
+from scoring.i18n import told
 from scoring.models import Game, Hand, ScoreEvent, Seat, Side
 from scoring.rulesets import PRESETS, get_ruleset
 from scoring.services import GameConflict, SeatSpec
@@ -89,11 +90,11 @@ def game_state(game: Game) -> dict:
 
 
 def scoring_error(error: engine.ScoringError) -> ValidationError:
-    return ValidationError({error.field: [error.message]})
+    return ValidationError({error.field: [told(error.message)]})
 
 
 def conflict(error: GameConflict) -> Response:
-    body = {"detail": error.message, "errors": {}}
+    body = {"detail": told(error.message), "errors": {}}
     if error.game is not None:
         body["game"] = game_state(error.game)
     if error.current is not None:
@@ -170,7 +171,7 @@ class GameListView(generics.GenericAPIView):
             field = "seats" if error.field == "players" else error.field
             if field not in {"seats", "ruleset"}:
                 field = "overrides"
-            raise ValidationError({field: [error.message]}) from error
+            raise ValidationError({field: [told(error.message)]}) from error
         return Response(game_state(game), status=status.HTTP_201_CREATED)
 
 
@@ -505,7 +506,7 @@ class CalculatorView(APIView):
             )
         except engine.ScoringError as error:
             field = "seats" if error.field == "players" else error.field
-            raise ValidationError({field: [error.message]}) from error
+            raise ValidationError({field: [told(error.message)]}) from error
         return Response(
             {
                 "ended": result.ended,

@@ -30,3 +30,17 @@ def seat_letter(index):
         return SEAT_NAMES[int(index)]
     except (ValueError, IndexError, TypeError):
         return ""
+
+
+@register.filter
+def told(flag):
+    """A stored pairing flag (or any message) in the active language."""
+    from scoring.i18n import told as say_it
+    from scoring.say import Message
+
+    if isinstance(flag, dict):
+        template = flag.get("template")
+        if template:
+            return say_it(Message(template, **(flag.get("params") or {})))
+        return say_it(flag.get("message", ""))
+    return say_it(flag)

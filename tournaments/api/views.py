@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import run_once
 from accounts.permissions import allowed
+from scoring.i18n import told
 from tournaments import services
 from tournaments.api import serializers as s
 from tournaments.models import (
@@ -30,11 +31,11 @@ from tournaments.models import (
 
 
 def refusal(error: services.TournamentError) -> Response:
-    body = {"detail": error.message, "errors": {error.field: [error.message]}}
+    body = {"detail": told(error.message), "errors": {error.field: [told(error.message)]}}
     if isinstance(error, services.BulkRegistrationError):
-        body["errors"] = {"text": [f"line {p.line}: {p.message}" for p in error.problems]}
+        body["errors"] = {"text": [f"line {p.line}: {told(p.message)}" for p in error.problems]}
         body["problems"] = [
-            {"line": p.line, "text": p.text, "message": p.message} for p in error.problems
+            {"line": p.line, "text": p.text, "message": told(p.message)} for p in error.problems
         ]
     code = 409 if isinstance(error, services.TournamentConflict) else 400
     return Response(body, status=code)

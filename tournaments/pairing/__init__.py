@@ -8,6 +8,7 @@ ids best first) is read by the elimination engine only. The same input and seed 
 give the same tables.
 """
 
+from scoring.say import say
 from tournaments.pairing.base import Engine, PairingError
 from tournaments.pairing.elimination import DoubleElimination, SingleElimination
 from tournaments.pairing.pools import Pools
@@ -25,7 +26,9 @@ def get_engine(format: str) -> Engine:
     try:
         return ENGINES[format]
     except KeyError as error:
-        raise PairingError(f"There is no pairing engine for {format!r}.") from error
+        raise PairingError(
+            say("There is no pairing engine for {format!r}.", format=format)
+        ) from error
 
 
 __all__ = ["ENGINES", "PairingError", "get_engine"]

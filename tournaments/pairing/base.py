@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from scoring.say import say
+
 
 class PairingError(ValueError):
     """Options or entrants an engine cannot pair, in an organizer's words."""
@@ -82,14 +84,19 @@ def table_sizes(count: int, table_size: int) -> list[int]:
     impossible (five players at tables of four).
     """
     if count < 2:
-        raise PairingError("A round needs at least two entrants.")
+        raise PairingError(say("A round needs at least two entrants."))
     if table_size == 2:
         return [2] * (count // 2)
     tables = -(-count // table_size)
     short = tables * table_size - count
     if short > tables:
         raise PairingError(
-            f"{count} players cannot sit at tables of {table_size} and {table_size - 1}."
+            say(
+                "{count} players cannot sit at tables of {table_size} and {value}.",
+                count=count,
+                table_size=table_size,
+                value=table_size - 1,
+            )
         )
     return [table_size] * (tables - short) + [table_size - 1] * short
 
@@ -98,10 +105,12 @@ def check_positive_int(settings: Mapping[str, Any], name: str, *, required: bool
     value = settings.get(name)
     if value is None:
         if required:
-            raise PairingError(f"Say how many {name.replace('_', ' ')}.")
+            raise PairingError(say("Say how many {value}.", value=name.replace("_", " ")))
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise PairingError(f"{name.replace('_', ' ').capitalize()} must be a whole number from 1.")
+        raise PairingError(
+            say("{value} must be a whole number from 1.", value=name.replace("_", " ").capitalize())
+        )
 
 
 def ordered(entrants: Sequence[EntrantStub]) -> list[EntrantStub]:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from scoring.say import say
 from tournaments.pairing.base import (
     EntrantStub,
     Flag,
@@ -53,10 +54,13 @@ def standard_order(size: int) -> list[int]:
 def build_bracket(count: int, *, table_size: int = 2, advance: int = 1) -> list[Slot]:
     """Every slot of a bracket for ``count`` seeds."""
     if count < 2:
-        raise PairingError("A bracket needs at least two entrants.")
+        raise PairingError(say("A bracket needs at least two entrants."))
     if not 1 <= advance < table_size or table_size % advance:
         raise PairingError(
-            f"At tables of {table_size}, the number who go through must divide {table_size}."
+            say(
+                "At tables of {table_size}, the number who go through must divide {table_size}.",
+                table_size=table_size,
+            )
         )
     group = table_size // advance
     rounds = 1
@@ -229,14 +233,14 @@ class DoubleElimination:
 
     def validate_settings(self, settings: Mapping[str, Any], *, table_size: int) -> None:
         if table_size != 2:
-            raise PairingError("Double elimination is played two a table.")
+            raise PairingError(say("Double elimination is played two a table."))
         reset = settings.get("grand_final_reset", True)
         if not isinstance(reset, bool):
-            raise PairingError("Grand final reset is yes or no.")
+            raise PairingError(say("Grand final reset is yes or no."))
 
     def _bracket(self, count: int, settings: Mapping[str, Any]) -> list[Slot]:
         if count < 4:
-            raise PairingError("Double elimination needs at least four entrants.")
+            raise PairingError(say("Double elimination needs at least four entrants."))
         return build_double_bracket(
             count, grand_final_reset=settings.get("grand_final_reset", True)
         )
@@ -258,7 +262,7 @@ class DoubleElimination:
             if s.round == round_number and s.key in ready
         ]
         flags = [
-            Flag("bye", "Bye: nobody to play at this table.", tuple(settled[s.key]))
+            Flag("bye", say("Bye: nobody to play at this table."), tuple(settled[s.key]))
             for s in bracket
             if s.round == round_number
             and s.key in settled
@@ -276,8 +280,11 @@ class SingleElimination:
         advance = settings.get("advance", 1)
         if not 1 <= advance < table_size or table_size % advance:
             raise PairingError(
-                f"At tables of {table_size}, the number who go through must divide "
-                f"{table_size} and be fewer."
+                say(
+                    "At tables of {table_size}, the number who go through must divide "
+                    "{table_size} and be fewer.",
+                    table_size=table_size,
+                )
             )
 
     def total_rounds(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
@@ -313,11 +320,15 @@ class SingleElimination:
                 gone = [e for e in ready[slot.key] if e in withdrawn]
                 if gone:
                     flags.append(
-                        Flag("withdrawn", "A withdrawn entrant forfeits this table.", tuple(gone))
+                        Flag(
+                            "withdrawn",
+                            say("A withdrawn entrant forfeits this table."),
+                            tuple(gone),
+                        )
                     )
             elif slot.key in settled and slot.key not in (results or {}):
                 through = tuple(settled[slot.key])
                 if through:
                     tables.append(Table(through[:1], bye=True, slot=slot.key))
-                    flags.append(Flag("bye", "Bye: nobody to play at this table.", through))
+                    flags.append(Flag("bye", say("Bye: nobody to play at this table."), through))
         return PairingResult(tuple(tables), tuple(flags))

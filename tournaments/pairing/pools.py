@@ -3,6 +3,7 @@
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from scoring.say import say
 from tournaments.pairing.base import (
     EntrantStub,
     PairingError,
@@ -35,7 +36,7 @@ class Pools:
         check_positive_int(settings, "pools", required=True)
         check_positive_int(settings, "advance")
         if table_size not in (2, 3, 4):
-            raise PairingError("Pools play round robins of two, three or four a table.")
+            raise PairingError(say("Pools play round robins of two, three or four a table."))
 
     def total_rounds(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
         pools = settings["pools"]
@@ -45,7 +46,9 @@ class Pools:
     def pair(self, entrants, *, round_number, table_size, settings, seed, results=None):
         pools = settings["pools"]
         if len(entrants) < 2 * pools:
-            raise PairingError(f"{len(entrants)} entrants cannot fill {pools} pools.")
+            raise PairingError(
+                say("{count} entrants cannot fill {pools} pools.", count=len(entrants), pools=pools)
+            )
         tables, flags = [], []
         engine = RoundRobin()
         for index, group in enumerate(split(entrants, pools)):

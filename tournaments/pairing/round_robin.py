@@ -9,6 +9,7 @@ schedule comes from ``table_round_robin`` and is cut into rounds.
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from scoring.say import say
 from tournaments.pairing import table_round_robin
 from tournaments.pairing.base import (
     EntrantStub,
@@ -63,8 +64,12 @@ def rounds_in_schedule(count: int, *, table_size: int, settings: Mapping[str, An
         rounds = max(1, -(-(count - 1) // (table_size - 1)))
         if rounds > MAX_DEFAULT_ROUNDS:
             raise PairingError(
-                f"Meeting everyone would take {rounds} rounds at tables of {table_size}: "
-                "say how many rounds to play."
+                say(
+                    "Meeting everyone would take {rounds} rounds at tables of {table_size}: "
+                    "say how many rounds to play.",
+                    rounds=rounds,
+                    table_size=table_size,
+                )
             )
     return rounds
 
@@ -75,7 +80,7 @@ class RoundRobin:
     def validate_settings(self, settings: Mapping[str, Any], *, table_size: int) -> None:
         check_positive_int(settings, "rounds")
         if table_size not in (2, 3, 4):
-            raise PairingError("A round robin seats two, three or four at a table.")
+            raise PairingError(say("A round robin seats two, three or four at a table."))
 
     def total_rounds(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
         return rounds_in_schedule(count, table_size=table_size, settings=settings)
@@ -95,7 +100,11 @@ class RoundRobin:
         total = self.total_rounds(len(field), table_size=table_size, settings=settings)
         if not 1 <= round_number <= total:
             raise PairingError(
-                f"This round robin has {total} rounds; there is no round {round_number}."
+                say(
+                    "This round robin has {total} rounds; there is no round {round_number}.",
+                    total=total,
+                    round_number=round_number,
+                )
             )
         if table_size == 2:
             return self._two_sides(field, round_number)
@@ -114,7 +123,13 @@ class RoundRobin:
                 tables.append(Table((alone.id,), bye=True))
                 gone = two if alone is one else one
                 reason = "has no opponent this round" if gone is None else "'s opponent withdrew"
-                flags.append(Flag("bye", f"Bye: entrant {alone.id} {reason}.", (alone.id,)))
+                flags.append(
+                    Flag(
+                        "bye",
+                        say("Bye: entrant {id} {reason}.", id=alone.id, reason=reason),
+                        (alone.id,),
+                    )
+                )
         return PairingResult(tuple(tables), tuple(flags))
 
     def _tables(self, field, round_number, table_size, settings, seed) -> PairingResult:

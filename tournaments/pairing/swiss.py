@@ -14,6 +14,7 @@ from typing import Any
 
 import networkx as nx
 
+from scoring.say import say
 from tournaments.pairing.base import (
     EntrantStub,
     Flag,
@@ -65,7 +66,11 @@ def pair_two_sides(field: list[EntrantStub]) -> tuple[list[Table], list[Flag]]:
         field = [e for e in field if e.id != bye.id]
         tables.append(Table((bye.id,), bye=True))
         flags.append(
-            Flag("bye", f"Bye: entrant {bye.id}, lowest ranked with fewest byes.", (bye.id,))
+            Flag(
+                "bye",
+                say("Bye: entrant {id}, lowest ranked with fewest byes.", id=bye.id),
+                (bye.id,),
+            )
         )
     carry: list[EntrantStub] = []
     position = 0
@@ -88,18 +93,20 @@ def pair_two_sides(field: list[EntrantStub]) -> tuple[list[Table], list[Flag]]:
         carry = left
         if position >= len(field):
             if carry:
-                raise PairingError("Could not pair every entrant.")
+                raise PairingError(say("Could not pair every entrant."))
             break
     for a, b in pairs:
         first, second = (a, b) if _sat_first(a) <= _sat_first(b) else (b, a)
         tables.append(Table((first.id, second.id)))
         if a.met.get(b.id):
-            flags.append(Flag("rematch", "Repeat meeting: unavoidable.", (a.id, b.id)))
+            flags.append(Flag("rematch", say("Repeat meeting: unavoidable."), (a.id, b.id)))
         elif a.score != b.score:
             low = a if a.score < b.score else b
             flags.append(
                 Flag(
-                    "pulled_up", f"Entrant {low.id} pulled up to play a higher score.", (a.id, b.id)
+                    "pulled_up",
+                    say("Entrant {id} pulled up to play a higher score.", id=low.id),
+                    (a.id, b.id),
                 )
             )
     return tables, flags
@@ -135,7 +142,7 @@ def pair_tables(field: list[EntrantStub], table_size: int, seed: int, round_numb
         ]
         for a, b in repeats:
             flags.append(
-                Flag("rematch", "Repeat meeting: unavoidable nearby in the standings.", (a, b))
+                Flag("rematch", say("Repeat meeting: unavoidable nearby in the standings."), (a, b))
             )
     return result, flags
 
@@ -173,7 +180,7 @@ class Swiss:
     def validate_settings(self, settings: Mapping[str, Any], *, table_size: int) -> None:
         check_positive_int(settings, "rounds")
         if table_size not in (2, 3, 4):
-            raise PairingError("Swiss rounds seat two, three or four at a table.")
+            raise PairingError(say("Swiss rounds seat two, three or four at a table."))
 
     def total_rounds(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
         if settings.get("rounds"):
@@ -186,7 +193,7 @@ class Swiss:
     def pair(self, entrants, *, round_number, table_size, settings, seed, results=None):
         field = standings_order([e for e in entrants if not e.withdrawn])
         if len(field) < 2:
-            raise PairingError("A Swiss round needs at least two entrants.")
+            raise PairingError(say("A Swiss round needs at least two entrants."))
         if table_size == 2:
             tables, flags = pair_two_sides(field)
         else:

@@ -21,6 +21,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from scoring.say import say
 from tournaments.pairing.base import PairingError, table_sizes
 
 # --- finite fields and affine planes ------------------------------------------------------
@@ -392,12 +393,12 @@ def replan(
 ) -> Plan:
     """Schedule the remaining rounds for ``players`` around meetings already played."""
     if table_size not in (3, 4, 5, 6):
-        raise PairingError("Table round robins seat three to six at a table.")
+        raise PairingError(say("Table round robins seat three to six at a table."))
     if rounds < 1:
-        raise PairingError("Plan at least one round.")
+        raise PairingError(say("Plan at least one round."))
     players = list(players)
     if len(set(players)) != len(players):
-        raise PairingError("A player is listed twice.")
+        raise PairingError(say("A player is listed twice."))
     met = {_pair_key(a, b): count for (a, b), count in (met or {}).items() if count}
     n = len(players)
     rng = random.Random(f"table-round-robin:{n}:{rounds}:{table_size}:{seed}")
@@ -424,11 +425,26 @@ def replan(
     repeats = count_repeats(seated, met)
     if repeats:
         floor = _repeat_floor(n, rounds, table_size)
-        kind = "unavoidable" if repeats <= floor else "not avoided by the search"
-        flags.append(f"repeat meeting: {kind} ({repeats} pair meetings repeat)")
+        if repeats <= floor:
+            flags.append(
+                say("repeat meeting: unavoidable ({count} pair meetings repeat)", count=repeats)
+            )
+        else:
+            flags.append(
+                say(
+                    "repeat meeting: not avoided by the search ({count} pair meetings repeat)",
+                    count=repeats,
+                )
+            )
     if len(set(search.sizes)) > 1:
         short = sum(1 for size in search.sizes if size < search.sizes[0])
-        flags.append(f"short tables: {short} of {len(search.sizes)} each round")
+        flags.append(
+            say(
+                "short tables: {short} of {tables} each round",
+                short=short,
+                tables=len(search.sizes),
+            )
+        )
     return Plan(rounds=seated, repeats=repeats, flags=flags)
 
 

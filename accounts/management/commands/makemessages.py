@@ -1,0 +1,7 @@
+"""``makemessages`` that also finds the messages written with ``scoring.say.say``."""
+
+from django.core.management.commands import makemessages
+
+
+class Command(makemessages.Command):
+    xgettext_options = [*makemessages.Command.xgettext_options, "--keyword=say"]
