@@ -90,7 +90,10 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
-            "builtins": ["scoring.templatetags.capicu"],
+            "builtins": [
+                "scoring.templatetags.capicu",
+                "tournaments.templatetags.standings_tags",
+            ],
         },
     },
 ]

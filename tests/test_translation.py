@@ -1,5 +1,6 @@
 """The Spanish catalogue is complete, compiled, and the pages speak it."""
 
+import random
 import re
 import shutil
 from pathlib import Path
@@ -12,6 +13,8 @@ from django.core.management import call_command
 from accounts.models import Preference
 from tests.factories import UserFactory
 from tests.test_pages import make_event
+from tournaments.demo import play
+from tournaments.standings_store import rebuild_standings
 
 CATALOGUE = Path(settings.BASE_DIR) / "locale" / "es" / "LC_MESSAGES"
 
@@ -89,11 +92,14 @@ def test_no_string_in_the_code_or_templates_is_left_untranslated(tmp_path, setti
 @pytest.mark.django_db
 def test_pages_follow_the_browser_language(client):
     organizer = UserFactory(username="organizer")
-    make_event(organizer, slug="copa")
+    tournament, round_ = make_event(organizer, slug="copa")
+    play(round_.matches.order_by("table_number").first().game, organizer, random.Random(3))
+    rebuild_standings(tournament.pk)
     page = client.get("/t/copa/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert "Clasificación" in page and "Rondas y mesas" in page
     assert "4 jugadores, cada uno por su cuenta a 250" in page
     assert "el jugador con menos tantos gana el tranque" in page
+    assert "por delante en puntos de partida: 1 a 0" in page  # the reasons, too
     english = client.get("/t/copa/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Standings" in english and "Clasificación" not in english
 

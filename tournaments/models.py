@@ -290,6 +290,9 @@ class Standing(models.Model):
     games_played = models.PositiveIntegerField(default=0)
     metrics = models.JSONField(default=dict)
     reason = models.CharField(max_length=300, blank=True)
+    reason_data = models.JSONField(
+        default=dict, blank=True, help_text="The reason as data, to say it in any language."
+    )
     withdrawn = models.BooleanField(default=False)
     computed_at = models.DateTimeField()
 

@@ -86,6 +86,7 @@ class StandingRow:
     games_played: int
     metrics: dict[str, float]
     reason: str
+    reason_data: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -294,13 +295,12 @@ def compute_standings(
         if index == 0 or sequence[index - 1][0] is not group:
             rank = index + 1
         following = sequence[index + 1][1] if index + 1 < len(sequence) else None
-        reason = ""
+        reason, reason_data = "", {}
         if following is not None:
-            reason = (
-                "level on every tiebreaker"
-                if sequence[index + 1][0] is group
-                else _reason(record, following, settings.order, values)
-            )
+            if sequence[index + 1][0] is group:
+                reason = REASON_LEVEL
+            else:
+                reason, reason_data = _reason(record, following, settings.order, values)
         rows.append(
             StandingRow(
                 rank=rank,
@@ -310,6 +310,7 @@ def compute_standings(
                 games_played=record.games,
                 metrics=dict(values[record.entrant_id]),
                 reason=reason,
+                reason_data=reason_data,
             )
         )
     return rows
@@ -351,19 +352,35 @@ def _rank_group(group, order, values, games_of, out) -> None:
             _rank_group(bucket, order[1:], values, games_of, out)
 
 
-def _reason(record: Record, following: Record, order, values) -> str:
-    """Why ``record`` sits above ``following``, in plain words."""
+REASON_AHEAD = gettext_noop("ahead on {metric} {one} to {two}")
+REASON_TIED_AHEAD = gettext_noop("tied on {tied}, ahead on {metric} {one} to {two}")
+REASON_LEVEL = gettext_noop("level on every tiebreaker")
+
+
+def _reason(record: Record, following: Record, order, values) -> tuple[str, dict]:
+    """Why ``record`` sits above ``following``: in plain English, and as data that a page
+    can put in another language (the metric keys and the two values)."""
     one, two = values[record.entrant_id], values[following.entrant_id]
     tied_on = []
     for key in order:
         if one[key] != two[key]:
-            label = METRICS[key].label.lower()
-            shown = f"{_fmt(one[key])} to {_fmt(two[key])}"
-            if tied_on:
-                return f"tied on {', '.join(tied_on)}, ahead on {label} {shown}"
-            return f"ahead on {label} {shown}"
-        tied_on.append(METRICS[key].label.lower())
-    return "level on every tiebreaker"
+            data = {"metric": key, "one": _fmt(one[key]), "two": _fmt(two[key]), "tied": tied_on}
+            return reason_text(data, lambda text: text), data
+        tied_on.append(key)
+    return REASON_LEVEL, {}
+
+
+def reason_text(data: dict, translate) -> str:
+    """A reason built from its data, its words and metric labels put through ``translate``."""
+    if not data:
+        return translate(REASON_LEVEL)
+    label = translate(METRICS[data["metric"]].label).lower()
+    if data.get("tied"):
+        tied = ", ".join(translate(METRICS[key].label).lower() for key in data["tied"])
+        return translate(REASON_TIED_AHEAD).format(
+            tied=tied, metric=label, one=data["one"], two=data["two"]
+        )
+    return translate(REASON_AHEAD).format(metric=label, one=data["one"], two=data["two"])
 
 
 def _fmt(value: float) -> str:

@@ -158,6 +158,7 @@ _COLUMNS = (
     "games_played",
     "metrics",
     "reason",
+    "reason_data",
     "withdrawn",
     "computed_at",
 )
@@ -185,6 +186,7 @@ def _insert(snapshot: list[Standing]) -> None:
                         row.games_played,
                         json.dumps(row.metrics),
                         row.reason,
+                        json.dumps(row.reason_data),
                         row.withdrawn,
                         row.computed_at,
                     )
@@ -211,6 +213,7 @@ def rebuild_standings(tournament_id: int) -> int:
                 games_played=row.games_played,
                 metrics=row.metrics,
                 reason=row.reason[:300],
+                reason_data=row.reason_data,
                 withdrawn=row.withdrawn,
                 computed_at=started,
             )
