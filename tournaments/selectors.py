@@ -4,6 +4,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Max, Prefetch, Q, Sum
+from django.utils.translation import gettext
 
 from scoring import engine
 from scoring.models import SEAT_NAMES
@@ -207,21 +208,18 @@ def bracket(stage: Stage, tournament: Tournament) -> list[tuple[str, list[Bracke
     }
     sections: dict[str, dict[int, list[BracketSlot]]] = {}
     for slot in slots:
-        section = (
-            "Losers' bracket"
-            if slot.key.startswith("L")
-            else ("Final" if slot.key.startswith("GF") else "Bracket")
-        )
-        if stage.format == Stage.Format.DOUBLE_ELIMINATION and section == "Bracket":
-            section = "Winners' bracket"
+        if slot.key.startswith("L"):
+            section = gettext("Losers' bracket")
+        elif slot.key.startswith("GF"):
+            section = gettext("Final")
+        elif stage.format == Stage.Format.DOUBLE_ELIMINATION:
+            section = gettext("Winners' bracket")
+        else:
+            section = gettext("Bracket")
         column = int(slot.key[1:].split("-")[0]) if slot.key[1:2].isdigit() else slot.round
-        sources = [
-            f"{'winner' if place == 0 else 'runner-up' if place == 1 else f'place {place + 1}'}"
-            f" of {source}"
-            for source, place in slot.sources
-        ]
+        sources = [_source(source, place) for source, place in slot.sources]
         if slot.seeds:
-            sources = [f"seed {seed}" for seed in slot.seeds]
+            sources = [gettext("seed {seed}").format(seed=seed) for seed in slot.seeds]
         sections.setdefault(section, {}).setdefault(column, []).append(
             BracketSlot(slot.key, sources, tables.get(slot.key))
         )
@@ -233,11 +231,11 @@ def bracket(stage: Stage, tournament: Tournament) -> list[tuple[str, list[Bracke
                 [
                     BracketColumn(
                         (
-                            "Grand final"
+                            gettext("Grand final")
                             if slots[0].key == "GF"
-                            else "Grand final, second game"
+                            else gettext("Grand final, second game")
                             if slots[0].key == "GF2"
-                            else f"Round {number}"
+                            else gettext("Round {number}").format(number=number)
                         ),
                         slots,
                     )
@@ -246,6 +244,14 @@ def bracket(stage: Stage, tournament: Tournament) -> list[tuple[str, list[Bracke
             )
         )
     return drawn
+
+
+def _source(slot: str, place: int) -> str:
+    if place == 0:
+        return gettext("winner of {slot}").format(slot=slot)
+    if place == 1:
+        return gettext("runner-up of {slot}").format(slot=slot)
+    return gettext("place {place} of {slot}").format(place=place + 1, slot=slot)
 
 
 def entrant_games(entrant: Entrant) -> list[TableView]:
