@@ -180,3 +180,9 @@ def test_service_refusals_are_translated_in_the_api_and_on_pages(client):
         HTTP_ACCEPT_LANGUAGE="es",
     ).content.decode()
     assert "Ana no puede tener 99 tantos" in page  # the seat letter becomes the player's name
+
+
+@pytest.mark.django_db
+def test_error_pages_speak_the_readers_language(client):
+    assert "No encontrado" in client.get("/t/nope/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Not found" in client.get("/t/nope/").content.decode()
