@@ -114,35 +114,21 @@ def load(seed: int = 2026) -> Demo:
     demo = Demo(logins=dict(DEMO_PASSWORDS))
 
     # 1. Eighteen players, four a table, Cutthroat: three rounds played, a fourth live.
-    open_ = services.create_tournament(
-        by=organizer, name="Capicú Club Cutthroat Open", ruleset_key="cutthroat",
-        slug="cutthroat-open", table_size=4,
+    demo.tournaments.append(
+        _round_robin(
+            organizer, referees, rng, name="Capicú Club Cutthroat Open", slug="cutthroat-open",
+            ruleset_key="cutthroat", entries=PLAYERS[:18], live_tables=3, demo=demo,
+        )
     )  # fmt: skip
-    _start(open_, organizer)
-    services.register_entrants(open_, by=organizer, text="\n".join(PLAYERS[:18]))
-    stage = services.add_stage(open_, by=organizer, name="Round robin", format="round_robin")
-    _running(open_, organizer)
-    with standings_held(open_.pk):
-        for number in range(1, 5):
-            round_ = _round(stage, organizer, referees)
-            demo.hands += _play_round(round_, organizer, rng, live_tables=3 if number == 4 else 0)
-    demo.tournaments.append(open_)
-
     # 2. Eight teams of Partners, every team against every other: four rounds in.
     names = PLAYERS[:16]
-    teams = [f"{names[i]} & {names[i + 1]}" for i in range(0, 16, 2)]
-    league = services.create_tournament(
-        by=organizer, name="Liga de Parejas", ruleset_key="partners", slug="liga-de-parejas"
-    )
-    _start(league, organizer)
-    services.register_entrants(league, by=organizer, text="\n".join(teams))
-    stage = services.add_stage(league, by=organizer, name="Round robin", format="round_robin")
-    _running(league, organizer)
-    with standings_held(league.pk):
-        for number in range(1, 5):
-            round_ = _round(stage, organizer, referees)
-            demo.hands += _play_round(round_, organizer, rng, live_tables=2 if number == 4 else 0)
-    demo.tournaments.append(league)
+    demo.tournaments.append(
+        _round_robin(
+            organizer, referees, rng, name="Liga de Parejas", slug="liga-de-parejas",
+            ruleset_key="partners", live_tables=2, demo=demo,
+            entries=[f"{names[i]} & {names[i + 1]}" for i in range(0, 16, 2)],
+        )
+    )  # fmt: skip
 
     # 3. Sixteen players head to head in a single-elimination bracket, part-played.
     cup = services.create_tournament(
@@ -157,6 +143,25 @@ def load(seed: int = 2026) -> Demo:
         demo.hands += _play_bracket(stage, organizer, referees, rng)
     demo.tournaments.append(cup)
     return demo
+
+
+def _round_robin(
+    organizer, referees, rng, *, name, slug, ruleset_key, entries, live_tables, demo, rounds=4
+) -> Tournament:
+    """A round robin four rounds in: the last round's final ``live_tables`` still in play."""
+    tournament = services.create_tournament(
+        by=organizer, name=name, ruleset_key=ruleset_key, slug=slug, table_size=4
+    )
+    _start(tournament, organizer)
+    services.register_entrants(tournament, by=organizer, text="\n".join(entries))
+    stage = services.add_stage(tournament, by=organizer, name="Round robin", format="round_robin")
+    _running(tournament, organizer)
+    with standings_held(tournament.pk):
+        for number in range(1, rounds + 1):
+            round_ = _round(stage, organizer, referees)
+            live = live_tables if number == rounds else 0
+            demo.hands += _play_round(round_, organizer, rng, live_tables=live)
+    return tournament
 
 
 def _play_bracket(stage: Stage, organizer, referees, rng) -> int:

@@ -12,7 +12,7 @@ from django.db.models import Prefetch
 
 from scoring.models import Hand, ScoreEvent, Seat
 from tournaments.models import Match, Standing, Tournament
-from tournaments.standings import METRICS
+from tournaments.standings import METRICS, metric_text
 
 STANDINGS_COLUMNS = [
     "tournament",
@@ -46,14 +46,6 @@ RESULTS_COLUMNS = [
 ]
 
 
-def _number(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.4f}".rstrip("0").rstrip(".")
-    return str(value)
-
-
 def standings_rows(tournament: Tournament) -> Iterator[list[str]]:
     """Every stage's standings snapshot, every metric, best first."""
     yield STANDINGS_COLUMNS
@@ -71,7 +63,7 @@ def standings_rows(tournament: Tournament) -> Iterator[list[str]]:
             row.entrant.name,
             "yes" if row.withdrawn else "no",
             str(row.games_played),
-            *(_number(row.metrics.get(key)) for key in METRICS),
+            *(metric_text(row.metrics.get(key), 4) for key in METRICS),
             row.reason,
         ]
 

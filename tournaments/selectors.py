@@ -19,6 +19,7 @@ from tournaments.models import (
     StandingsState,
     Tournament,
 )
+from tournaments.standings import metric_text
 
 ELIMINATION = (Stage.Format.SINGLE_ELIMINATION, Stage.Format.DOUBLE_ELIMINATION)
 
@@ -81,14 +82,6 @@ class StandingsView:
         return len(self.rows) < self.total
 
 
-def _shown(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.2f}".rstrip("0").rstrip(".")
-    return str(value)
-
-
 def standings(
     tournament: Tournament, stage: Stage | None, *, limit: int | None = None
 ) -> StandingsView:
@@ -110,7 +103,7 @@ def standings(
         query = query.select_related("entrant").order_by("position")
         rows = list(query[:limit] if limit else query)
         for row in rows:
-            row.cells = [_shown(row.metrics.get(key)) for key in order]
+            row.cells = [metric_text(row.metrics.get(key)) for key in order]
     return StandingsView(stage, order, rows, computed, stale, tag, total)
 
 

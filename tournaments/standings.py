@@ -383,5 +383,14 @@ def reason_text(data: dict, translate) -> str:
     return translate(REASON_AHEAD).format(metric=label, one=data["one"], two=data["two"])
 
 
+def metric_text(value, places: int = 2) -> str:
+    """A metric's value for a page or a file: whole numbers bare, others to ``places``."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.{places}f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
 def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
