@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from scoring.say import say
 from tournaments.pairing.base import PairingError, table_sizes
+from tournaments.pairing.designs import known_design
 
 # --- finite fields and affine planes ------------------------------------------------------
 
@@ -407,6 +408,8 @@ def replan(
     q = table_size
     if not met and n == q * q and rounds <= q + 1:
         exact = affine_plane(q)
+    elif not met:
+        exact = known_design(n, rounds, table_size)
     search = _Search(players, rounds, table_size, rng, met, short_counts or {})
     if exact is not None:
         order = list(range(n))
@@ -415,9 +418,17 @@ def replan(
         for tables in schedule:
             search._apply(tables, +1)
     else:
+        # More rounds than a design has: its rounds first, the search fills in the rest.
+        prefix = (known_design(n, rounds, table_size, partial=True) or []) if not met else []
+        order = list(range(n))
+        if prefix:
+            rng.shuffle(order)
         schedule = []
-        for _ in range(rounds):
-            tables = search.greedy_round()
+        for number in range(rounds):
+            if number < len(prefix):
+                tables = [[order[p] for p in table] for table in prefix[number]]
+            else:
+                tables = search.greedy_round()
             search._apply(tables, +1)
             schedule.append(tables)
         search.improve(schedule, _budget(n, rounds))

@@ -52,6 +52,32 @@ def test_record_cases_reach_zero_repeats(n, rounds, reached):
     assert result.repeats == reached == count_repeats(result.rounds)
 
 
+@pytest.mark.parametrize(("n", "rounds"), [(28, 9), (40, 13)])
+def test_complete_designs_meet_everyone_exactly_once(n, rounds):
+    result = schedule(n, rounds, 4, seed=3)
+    valid(result, n, 4)
+    pairs = Counter(
+        frozenset(p) for tables in result for t in tables for p in itertools.combinations(t, 2)
+    )
+    assert len(pairs) == n * (n - 1) // 2
+    assert set(pairs.values()) == {1}
+
+
+@pytest.mark.parametrize("rounds", [5, 8, 9])
+def test_thirty_two_players_meet_nobody_twice_for_up_to_nine_rounds(rounds):
+    result = plan(32, rounds, 4, seed=1)
+    valid(result.rounds, 32, 4)
+    assert result.repeats == 0 == count_repeats(result.rounds)
+
+
+def test_a_round_beyond_a_design_is_searched_around_it():
+    result = plan(32, 10, 4, seed=0)
+    valid(result.rounds, 32, 4)
+    # Nine flat rounds leave 64 unplayed pairs, none of which form a table of four
+    # (a tenth flat would be a tenth spread line, and PG(4, 2) has at most nine).
+    assert 0 < result.repeats <= 16
+
+
 def test_same_seed_same_schedule_other_seed_other_schedule():
     assert schedule(18, 4, 4, seed=5) == schedule(18, 4, 4, seed=5)
     assert schedule(18, 4, 4, seed=5) != schedule(18, 4, 4, seed=6)
