@@ -55,6 +55,14 @@ def build_bracket(count: int, *, table_size: int = 2, advance: int = 1) -> list[
     """Every slot of a bracket for ``count`` seeds."""
     if count < 2:
         raise PairingError(say("A bracket needs at least two entrants."))
+    if count <= advance:
+        raise PairingError(
+            say(
+                "With {advance} going through from each table, a bracket needs more than "
+                "{advance} entrants.",
+                advance=advance,
+            )
+        )
     if not 1 <= advance < table_size or table_size % advance:
         raise PairingError(
             say(
@@ -329,6 +337,7 @@ class SingleElimination:
             elif slot.key in settled and slot.key not in (results or {}):
                 through = tuple(settled[slot.key])
                 if through:
-                    tables.append(Table(through[:1], bye=True, slot=slot.key))
+                    # Everyone who goes through without playing sits at the bye table.
+                    tables.append(Table(through, bye=True, slot=slot.key))
                     flags.append(Flag("bye", say("Bye: nobody to play at this table."), through))
         return PairingResult(tuple(tables), tuple(flags))

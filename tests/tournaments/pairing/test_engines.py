@@ -343,3 +343,83 @@ def test_double_elimination_avoids_immediate_rematches_in_the_losers_bracket():
 def test_double_elimination_with_byes():
     settled, _, _ = play_double(13, reset=False, upset_final=False)
     assert settled["GF"][0] == 100
+
+
+# --- properties of brackets ------------------------------------------------------------------
+
+
+def play_bracket(key, n, size, options, rnd):
+    """Play every round with random results; returns the tables of each round and results."""
+    engine = get_engine(key)
+    field = stubs(n)
+    total = engine.total_rounds(n, table_size=size, settings=options)
+    results: dict = {}
+    rounds = []
+    for number in range(1, total + 1):
+        result = engine.pair(
+            field, round_number=number, table_size=size, settings=options, seed=0, results=results
+        )
+        again = engine.pair(
+            field, round_number=number, table_size=size, settings=options, seed=0, results=results
+        )
+        assert again == result  # deterministic for the same input
+        rounds.append(result)
+        for table in result.tables:
+            if table.bye:
+                continue  # a bye is settled by the bracket itself
+            order = list(table.entrants)
+            rnd.shuffle(order)
+            results[table.slot] = order
+    return field, rounds, results
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(2, 40),
+    st.sampled_from([(2, 1), (3, 1), (4, 1), (4, 2)]),
+    st.randoms(use_true_random=False),
+)
+def test_single_elimination_seats_everyone_at_most_once_and_crowns_one(n, size_advance, rnd):
+    size, advance = size_advance
+    options = {"advance": advance}
+    try:
+        field, rounds, results = play_bracket("single_elimination", n, size, options, rnd)
+    except PairingError:
+        return  # a field too small for its tables, refused in plain words
+    for result in rounds:
+        seated = [x for t in result.tables for x in t.entrants]
+        assert len(seated) == len(set(seated))  # nobody at two tables in a round
+        assert all(t.bye or 1 < len(t.entrants) <= size for t in result.tables)
+    bracket = build_bracket(n, table_size=size, advance=advance)
+    _, settled = settle(bracket, [e.id for e in field], results, advance=advance)
+    final = max(bracket, key=lambda slot: slot.round)
+    assert settled.get(final.key), "the bracket did not finish"
+    first = [x for t in rounds[0].tables for x in t.entrants]
+    assert sorted(first) == sorted(e.id for e in field)  # at a table or at a bye, once
+    if size == 2:
+        # Two a table, byes go to the top seeds: each is seeded above everyone who plays.
+        byes = [e.seed for e in field for t in rounds[0].tables if t.bye and e.id in t.entrants]
+        played = [
+            e.seed for e in field for t in rounds[0].tables if not t.bye and e.id in t.entrants
+        ]
+        assert not byes or max(byes) < min(played)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(4, 32), st.booleans(), st.randoms(use_true_random=False))
+def test_double_elimination_knocks_out_everyone_but_one_after_two_losses(n, reset, rnd):
+    options = {"grand_final_reset": reset}
+    field, rounds, results = play_bracket("double_elimination", n, 2, options, rnd)
+    losses = dict.fromkeys((e.id for e in field), 0)
+    for result in rounds:
+        seated = [x for t in result.tables for x in t.entrants]
+        assert len(seated) == len(set(seated))
+        for table in result.tables:
+            if table.bye:
+                continue
+            assert len(table.entrants) == 2
+            losses[results[table.slot][1]] += 1
+    unbeaten_twice = [entrant for entrant, count in losses.items() if count < 2]
+    assert len(unbeaten_twice) >= 1
+    # Everyone but the champion (and, without a reset, the beaten finalist) is out twice.
+    assert len(unbeaten_twice) <= 2
