@@ -8,7 +8,7 @@ Sides are seat names for individual rule sets; with ``teams: partners`` a side i
 two seats joined with ``+`` in seat order (seats 0 and 2, 1 and 3: "A+C", "B+D").
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -494,3 +494,35 @@ def decide_game(rules: RuleSet, totals: Mapping[str, int]) -> GameOutcome:
     if rules.play_on_tie_at_target:
         return GameOutcome(finished=False, tied=leaders)
     return GameOutcome(finished=True, winner=None, tied=leaders)
+
+
+# --- tallies kept beside a game's totals ----------------------------------------------
+
+
+TALLY_ZERO = {"hands_won": 0, "dominoes": 0, "penalties": 0}
+
+
+def count_tallies(
+    side_names: Iterable[str],
+    hands: Iterable[tuple[list[str], str, bool]] = (),
+    penalties: Iterable[tuple[str, int]] = (),
+    *,
+    start: dict | None = None,
+) -> dict[str, dict[str, int]]:
+    """Hands won, dominoes and penalty points per side name, added to ``start``.
+
+    ``hands`` are (winners, domino_by seat, voided) of current hands; ``penalties`` are
+    (side name, points) of active penalty events, whose points are negative.
+    """
+    tallies = {name: dict(TALLY_ZERO, **(start or {}).get(name, {})) for name in side_names}
+    side_of_seat = {seat: name for name in tallies for seat in name.split("+")}
+    for winners, domino_by, voided in hands:
+        if voided:
+            continue
+        for name in winners:
+            tallies[name]["hands_won"] += 1
+        if domino_by:
+            tallies[side_of_seat[domino_by]]["dominoes"] += 1
+    for name, points in penalties:
+        tallies[name]["penalties"] -= points
+    return tallies

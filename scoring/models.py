@@ -31,6 +31,12 @@ class Game(models.Model):
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.SCHEDULED)
     totals = models.JSONField(default=dict, help_text="Running total per side name.")
     winner = models.CharField(max_length=20, blank=True, help_text="The winning side's name.")
+    tallies = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Per side name: {"hands_won": n, "dominoes": n, "penalties": points}, '
+        "kept with the totals so that standings need not read the hands.",
+    )
     hand_count = models.PositiveIntegerField(
         default=0, help_text="Hand numbers recorded so far; the next hand is hand_count + 1."
     )
@@ -53,6 +59,9 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    last_hand_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a hand of this game was last recorded or changed."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

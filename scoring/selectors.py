@@ -23,15 +23,25 @@ class Replay:
     totals: dict[str, int]
     stored_totals: dict[str, int]
     award_mismatches: list[str] = field(default_factory=list)
+    tallies: dict[str, dict[str, int]] = field(default_factory=dict)
+    stored_tallies: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def agrees(self) -> bool:
-        return not self.award_mismatches and self.totals == self.stored_totals
+        return (
+            not self.award_mismatches
+            and self.totals == self.stored_totals
+            and self.tallies == self.stored_tallies
+        )
 
     def describe(self) -> str:
         problems = list(self.award_mismatches)
         if self.totals != self.stored_totals:
             problems.append(f"stored totals {self.stored_totals} but the hands give {self.totals}")
+        if self.tallies != self.stored_tallies:
+            problems.append(
+                f"stored tallies {self.stored_tallies} but the hands give {self.tallies}"
+            )
         return f"game {self.game.pk} ({self.game}): " + "; ".join(problems)
 
 
@@ -72,7 +82,19 @@ def replay(game: Game, hands: list[Hand], events: list[ScoreEvent]) -> Replay:
     for event in events:
         totals[event.side.name] += event.points
     stored = {side.name: side.total for side in sides}
-    return Replay(game=game, totals=totals, stored_totals=stored, award_mismatches=mismatches)
+    tallies = engine.count_tallies(
+        totals,
+        [(hand.winners, hand.domino_by, hand.voided) for hand in hands],
+        [(e.side.name, e.points) for e in events if e.kind == ScoreEvent.Kind.PENALTY],
+    )
+    return Replay(
+        game=game,
+        totals=totals,
+        stored_totals=stored,
+        award_mismatches=mismatches,
+        tallies=tallies,
+        stored_tallies=game.tallies,
+    )
 
 
 def replay_all(games) -> list[Replay]:

@@ -85,6 +85,7 @@ def create_game(
     with transaction.atomic():
         game = Game.objects.create(
             totals=dict.fromkeys(side_names, 0),
+            tallies={name: dict(engine.TALLY_ZERO) for name in side_names},
             ruleset_key=ruleset_key,
             overrides=overrides,
             label=label,
@@ -326,6 +327,10 @@ def _add_to_totals(game: Game, awards: dict[str, int], events: Iterable[ScoreEve
     game.totals = totals
 
 
+def _penalties(events: Iterable[ScoreEvent]) -> list[tuple[str, int]]:
+    return [(e.side.name, e.points) for e in events if e.kind == ScoreEvent.Kind.PENALTY]
+
+
 # --- hands -------------------------------------------------------------------------------
 
 
@@ -408,6 +413,13 @@ def record_hand(
         if events:
             ScoreEvent.objects.bulk_create(events)
         _add_to_totals(game, result.awards, events)
+        game.tallies = engine.count_tallies(
+            game.totals,
+            [(result.winners, domino_by or "", False)],
+            _penalties(events),
+            start=game.tallies,
+        )
+        game.last_hand_at = hand.recorded_at
         game.hand_count = number
         game.next_leader = _leader_after(ruleset, seat_names, leader, result)
         game.revision += 1
@@ -415,6 +427,8 @@ def record_hand(
         game.save(
             update_fields=[
                 "totals",
+                "tallies",
+                "last_hand_at",
                 "hand_count",
                 "next_leader",
                 "status",
@@ -501,6 +515,7 @@ def correct_hand(
             ScoreEvent.objects.bulk_create(new_events)
         if hand_number == game.hand_count:
             game.next_leader = _leader_after(ruleset, seat_names, leader, result)
+        game.last_hand_at = hand.recorded_at
         _recompute(game, ruleset)
         _changed(game, "hand_corrected")
     return HandOutcome(hand=hand, game=game, next_leader=game.next_leader or None)
@@ -533,6 +548,7 @@ def void_hand(game: Game | int, hand_number: int, *, by, reason: str) -> HandOut
         ScoreEvent.objects.filter(game=game, hand_number=hand_number, active=True).update(
             active=False, removed_reason=f"hand voided: {reason}"[:300]
         )
+        game.last_hand_at = hand.recorded_at
         _recompute(game, ruleset)
         _changed(game, "hand_voided")
     return HandOutcome(hand=hand, game=game, next_leader=game.next_leader or None)
@@ -570,25 +586,42 @@ def _new_version(current: Hand, *, by, reason: str, **changes) -> Hand:
 
 
 def _recompute(game: Game, ruleset: RuleSet) -> None:
-    """Set every side's total from the current hands and active events, then decide."""
+    """Set every side's total and tallies from the current hands and active events, then
+    decide."""
     sides = engine.side_names(ruleset, _seat_names(ruleset))
     totals = dict.fromkeys(sides, 0)
-    for hand_awards in Hand.objects.filter(game=game, is_current=True).values_list(
-        "awards", flat=True
-    ):
-        for name, award in hand_awards.items():
+    hands = []
+    for awards, winners, domino_by, voided in Hand.objects.filter(
+        game=game, is_current=True
+    ).values_list("awards", "winners", "domino_by", "voided"):
+        for name, award in awards.items():
             totals[name] += award
+        hands.append((winners, domino_by, voided))
     by_side = (
         ScoreEvent.objects.filter(game=game, active=True)
-        .values("side__name")
+        .values("side__name", "kind")
         .annotate(points=Sum("points"))
+        .order_by()
     )
+    penalties = []
     for row in by_side:
         totals[row["side__name"]] += row["points"]
+        if row["kind"] == ScoreEvent.Kind.PENALTY:
+            penalties.append((row["side__name"], row["points"]))
     game.totals = totals
+    game.tallies = engine.count_tallies(sides, hands, penalties)
     _decide(game, ruleset)
     game.save(
-        update_fields=["totals", "status", "winner", "finished_at", "next_leader", "updated_at"]
+        update_fields=[
+            "totals",
+            "tallies",
+            "last_hand_at",
+            "status",
+            "winner",
+            "finished_at",
+            "next_leader",
+            "updated_at",
+        ]
     )
 
 
@@ -662,9 +695,14 @@ def add_score_event(
             ScoreEvent.objects.filter(pk=created[1].pk).update(pair=created[0])
             ScoreEvent.objects.filter(pk=created[0].pk).update(pair=created[1])
         _add_to_totals(game, {}, created)
+        game.tallies = engine.count_tallies(
+            game.totals, penalties=_penalties(created), start=game.tallies
+        )
         if ruleset.win_check == "immediate":
             _decide(game, ruleset)
-        game.save(update_fields=["totals", "status", "winner", "finished_at", "updated_at"])
+        game.save(
+            update_fields=["totals", "tallies", "status", "winner", "finished_at", "updated_at"]
+        )
         _changed(game, "event_added")
     return created
 

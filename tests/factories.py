@@ -54,8 +54,10 @@ def bulk_event(entrants: int, rounds: int):
     """A finished event of four-player tables, built with bulk inserts for benchmarks and
     query-count tests (the services' own path is tested elsewhere)."""
     from django.contrib.auth import get_user_model
+    from django.utils import timezone
 
     from accounts.models import Player
+    from scoring.engine import count_tallies
     from scoring.models import Game, Hand, Seat, Side
     from scoring.rulesets import get_ruleset
     from tournaments.models import Entrant, Match, MatchSeat, Round, Stage, Tournament
@@ -78,6 +80,7 @@ def bulk_event(entrants: int, rounds: int):
         tournament=tournament, order=1, name="RR", format="round_robin", settings={"rounds": rounds}
     )
     rules = get_ruleset("cutthroat", players=4).to_dict()
+    now = timezone.now()
     hands = 0
     for number in range(1, rounds + 1):
         round_ = Round.objects.create(stage=stage, number=number, status="published")
@@ -128,7 +131,10 @@ def bulk_event(entrants: int, rounds: int):
                     )
                 )
             g.totals = totals
-        Game.objects.bulk_update(games, ["totals"])
+            played = [(h.winners, h.domino_by, False) for h in hand_rows[-HANDS_PER_GAME:]]
+            g.tallies = count_tallies(totals, played)
+            g.last_hand_at = now
+        Game.objects.bulk_update(games, ["totals", "tallies", "last_hand_at"])
         Hand.objects.bulk_create(hand_rows, batch_size=2000)
         hands += len(hand_rows)
         matches = Match.objects.bulk_create(

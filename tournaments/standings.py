@@ -10,10 +10,12 @@ small named function with a label and a direction; adding one is one registry en
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class EntrantResult:
+# Results are named tuples: a thousand-entrant event loads some eight thousand of them
+# per recompute, and a tuple is built four times faster than a frozen dataclass.
+class EntrantResult(NamedTuple):
     entrant_id: int
     seat_position: int
     total: int
@@ -24,8 +26,7 @@ class EntrantResult:
     penalty_points: int = 0
 
 
-@dataclass(frozen=True)
-class GameRow:
+class GameRow(NamedTuple):
     game_id: int
     round_number: int
     entrants: tuple[EntrantResult, ...]
@@ -59,7 +60,7 @@ class StandingsSettings:
     include_live: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class Record:
     """What one entrant has done so far, summed over its games (and byes)."""
 
@@ -227,22 +228,28 @@ def _records(
 ) -> dict[int, Record]:
     records = {e.entrant_id: Record(e.entrant_id, e.seed, e.withdrawn) for e in entrants}
     for game in games:
-        size = len(game.entrants)
-        for result in game.entrants:
+        results = game.entrants
+        size = len(results)
+        table = settings.placement_points.get(size)
+        # Against each entrant, the mean of the others' totals: (all - own) / (size - 1).
+        everyone = sum(result.total for result in results)
+        ids = [result.entrant_id for result in results]
+        for result in results:
             record = records.get(result.entrant_id)
             if record is None:
                 continue
-            others = [e for e in game.entrants if e.entrant_id != result.entrant_id]
             record.games += 1
-            record.wins += int(result.won)
-            record.match_points += _points_for_place(settings, size, result.placement, result.won)
+            record.wins += result.won
+            record.match_points += (
+                float(table.get(result.placement, 0)) if table else float(result.won)
+            )
             record.points_for += result.total
-            if others:
-                record.points_against += sum(o.total for o in others) / len(others)
+            if size > 1:
+                record.points_against += (everyone - result.total) / (size - 1)
             record.hands_won += result.hands_won
             record.dominoes += result.dominoes
             record.penalties += result.penalty_points
-            record.opponents.extend(o.entrant_id for o in others)
+            record.opponents += [i for i in ids if i != result.entrant_id]
     if settings.bye_policy == "win_average":
         totals = [e.total for game in games for e in game.entrants]
         average = sum(totals) / len(totals) if totals else 0

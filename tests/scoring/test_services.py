@@ -386,6 +386,54 @@ def test_verify_games_reports_a_tampered_total(referee):
     assert exit_status.value.code == 1
 
 
+def tallies(game: Game) -> dict[str, tuple[int, int, int]]:
+    game.refresh_from_db(fields=["tallies"])
+    return {
+        name: (t["hands_won"], t["dominoes"], t["penalties"]) for name, t in game.tallies.items()
+    }
+
+
+def pips4(a, b, c, d):
+    return {"A": a, "B": b, "C": c, "D": d}
+
+
+def test_a_game_keeps_hands_won_dominoes_and_penalties_through_every_change(referee):
+    game = start_game("partners", 4, referee=referee)
+    assert tallies(game) == {"A+C": (0, 0, 0), "B+D": (0, 0, 0)}
+    record_hand(game, by=referee, number=1, ended="domino", domino_by="C", pips=pips4(4, 9, 0, 11))
+    block(game, referee, 2, A=12, B=3, C=9, D=20)  # B+D hold 23 against 21: A+C win
+    add_score_event(game, by=referee, hand=3, seat="D", kind="penalty")
+    record_hand(game, by=referee, number=3, ended="domino", domino_by="B", pips=pips4(5, 0, 6, 3))
+    assert tallies(game) == {"A+C": (2, 1, 0), "B+D": (1, 1, 10)}
+    correct_hand(
+        game,
+        1,
+        by=referee,
+        reason="D went out, not C",
+        expected_version=1,
+        ended="domino",
+        domino_by="D",
+        pips=pips4(9, 4, 11, 0),
+    )
+    assert tallies(game) == {"A+C": (1, 0, 0), "B+D": (2, 2, 10)}
+    void_hand(game, 3, by=referee, reason="misdeal")  # the penalty goes with the hand
+    assert tallies(game) == {"A+C": (1, 0, 0), "B+D": (1, 1, 0)}
+    stamped = Hand.objects.filter(game=game).latest("recorded_at").recorded_at
+    game.refresh_from_db(fields=["last_hand_at"])
+    assert game.last_hand_at == stamped
+    assert "1 game(s) checked, 0 differ." in call_command_output("verify_games")
+
+
+def test_verify_games_reports_a_tampered_tally(referee):
+    game = start_game("cutthroat", 4, referee=referee)
+    block(game, referee, 1, A=8, B=15, C=22, D=12)
+    stored = dict(game.tallies, B={"hands_won": 1, "dominoes": 0, "penalties": 0})
+    Game.objects.filter(pk=game.pk).update(tallies=stored)
+    with pytest.raises(SystemExit) as exit_status:
+        call_command("verify_games")
+    assert exit_status.value.code == 1
+
+
 def test_players_keep_their_seats_across_games(referee):
     player = PlayerFactory(display_name="Ana")
     others = [PlayerFactory() for _ in range(3)]

@@ -1,0 +1,136 @@
+"""Loading results for the standings from game rows, and writing the snapshot."""
+
+import random
+from collections import Counter
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from scoring.models import Hand, ScoreEvent
+from scoring.services import add_score_event, correct_hand, void_hand
+from tests.factories import UserFactory, bulk_event
+from tournaments.demo import play
+from tournaments.models import Standing
+from tournaments.services import (
+    add_stage,
+    assign_referee,
+    create_tournament,
+    generate_round,
+    publish_round,
+    register_entrants,
+)
+from tournaments.standings import StandingRow
+from tournaments.standings_store import _copy_text, _insert, load_rows, rebuild_standings
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def played():
+    """Six Partners teams, a round played out, with penalties, a correction and a void."""
+    organizer = UserFactory()
+    tournament = create_tournament(by=organizer, name="Liga", ruleset_key="partners")
+    register_entrants(tournament, by=organizer, text="\n".join(f"A{i} & B{i}" for i in range(6)))
+    stage = add_stage(
+        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 5}
+    )
+    round_ = generate_round(stage, by=organizer)
+    publish_round(round_, by=organizer)
+    rng = random.Random(7)
+    games = [match.game for match in round_.matches.select_related("game")]
+    for game in games:
+        assign_referee(game.match, organizer, by=organizer)
+        add_score_event(game, by=organizer, hand=1, seat="B", kind="penalty")
+        play(game, organizer, rng, hands=3)
+    first = games[0]
+    hand = Hand.objects.get(game=first, number=2, is_current=True)
+    correct_hand(
+        first,
+        2,
+        by=organizer,
+        reason="misread",
+        expected_version=hand.version,
+        ended="block",
+        pips={"A": 3, "B": 20, "C": 4, "D": 18},
+    )
+    void_hand(games[1], 1, by=organizer, reason="misdeal")
+    for game in games:
+        play(game, organizer, rng)
+    return tournament, stage
+
+
+def test_results_from_game_rows_count_what_the_hands_and_penalties_say(played):
+    """The tallies kept on each game give what counting its hands and events gives."""
+    tournament, stage = played
+    _, games, _ = load_rows(tournament)[stage.pk]
+    assert len(games) == 3
+    hands_won, dominoes, penalties = Counter(), Counter(), Counter()
+    for hand in Hand.objects.filter(is_current=True, voided=False):
+        for name in hand.winners:
+            hands_won[(hand.game_id, name)] += 1
+        if hand.domino_by:
+            side = "A+C" if hand.domino_by in "AC" else "B+D"
+            dominoes[(hand.game_id, side)] += 1
+    for event in ScoreEvent.objects.filter(active=True, kind="penalty").select_related("side"):
+        penalties[(event.game_id, event.side.name)] -= event.points
+    assert sum(dominoes.values()) > 0 and sum(penalties.values()) == 20  # one penalty voided
+    for game in games:
+        for result in game.entrants:
+            key = (game.game_id, ("A+C", "B+D")[result.seat_position])
+            assert result.hands_won == hands_won[key]
+            assert result.dominoes == dominoes[key]
+            assert result.penalty_points == penalties[key]
+
+
+def test_a_recompute_makes_the_same_queries_for_a_small_and_a_large_event():
+    small, _ = bulk_event(16, 2)
+    large, _ = bulk_event(128, 4)
+    counts = []
+    for tournament in (small, large):
+        with CaptureQueriesContext(connection) as queries:
+            written = rebuild_standings(tournament.pk)
+        # SQLite caps bound parameters, so its bulk insert comes in batches; PostgreSQL
+        # writes the snapshot in one COPY whatever its size.
+        counts.append(
+            sum(
+                1
+                for query in queries
+                if connection.vendor == "postgresql"
+                or not query["sql"].startswith('INSERT INTO "tournaments_standing"')
+            )
+        )
+        assert written == tournament.entrants.count()
+    assert counts[0] == counts[1]
+
+
+def test_copy_text_escapes_what_the_copy_format_reserves():
+    assert _copy_text(None) == "\\N"
+    assert _copy_text(True) == "t" and _copy_text(False) == "f"
+    assert _copy_text('a\tb\nc\\d"é') == 'a\\tb\\nc\\\\d"é'
+
+
+def test_a_snapshot_keeps_text_and_json_exactly():
+    """Tabs, new lines, backslashes and quotes in a reason survive the write (on
+    PostgreSQL through COPY, elsewhere through a bulk insert)."""
+    tournament, _ = bulk_event(4, 1)
+    stage = tournament.stages.get()
+    entrant = tournament.entrants.get(seed=1)
+    reason = 'ahead on "points"\tfor\n100 to 90 \\ C:\\path é'
+    row = StandingRow(
+        rank=1,
+        tied=False,
+        entrant_id=entrant.pk,
+        withdrawn=True,
+        games_played=3,
+        metrics={"points_for": 100, "average_points": 33.33},
+        reason=reason,
+        reason_data={"metric": "points_for", "one": "100", "two": "90", "tied": ['a"\\b']},
+    )
+    _insert(tournament.pk, timezone.now(), [(stage.pk, 1, row)])
+    stored = Standing.objects.get(stage=stage, entrant=entrant)
+    assert stored.reason == reason
+    assert stored.metrics == {"points_for": 100, "average_points": 33.33}
+    assert stored.reason_data["tied"] == ['a"\\b']
+    assert stored.withdrawn and not stored.tied and stored.games_played == 3
