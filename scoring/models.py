@@ -28,6 +28,11 @@ class Game(models.Model):
     )
     label = models.CharField(max_length=200, blank=True)
     public = models.BooleanField(default=True)
+    followed = models.BooleanField(
+        default=False,
+        help_text="Set by whatever holds the game (a tournament's table): game_changed "
+        "passes it on, so that listeners pass over a lone game without a query.",
+    )
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.SCHEDULED)
     totals = models.JSONField(default=dict, help_text="Running total per side name.")
     winner = models.CharField(max_length=20, blank=True, help_text="The winning side's name.")

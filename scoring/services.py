@@ -73,8 +73,13 @@ def create_game(
     public: bool = True,
     referees: Iterable = (),
     start: bool = False,
+    followed: bool = False,
 ) -> Game:
-    """Create a game with its sides and seats; ``start=True`` freezes its rules at once."""
+    """Create a game with its sides and seats; ``start=True`` freezes its rules at once.
+
+    ``followed`` marks a game that something above scoring listens to (a tournament's
+    table); ``game_changed`` says so with every change.
+    """
     overrides = dict(overrides or {})
     specs = [seat if isinstance(seat, SeatSpec) else SeatSpec(player=seat) for seat in seats]
     # Resolving now refuses an unknown preset, a bad override or a table size the rule
@@ -90,6 +95,7 @@ def create_game(
             overrides=overrides,
             label=label,
             public=public,
+            followed=followed,
             created_by=by if getattr(by, "pk", None) else None,
         )
         sides = Side.objects.bulk_create(
@@ -147,33 +153,44 @@ def _start(game: Game, ruleset: RuleSet | None = None) -> RuleSet:
     game.ruleset = ruleset.to_dict()
     game.status = Game.Status.IN_PROGRESS
     game.started_at = timezone.now()
-    game.save(update_fields=["ruleset", "status", "started_at", "updated_at"])
+    _save(game, ["ruleset", "status", "started_at"])
     return ruleset
 
 
 # --- shared plumbing ---------------------------------------------------------------------
 
 
-def _lock(game: Game | int, *, by=None) -> Game:
+def _lock(game: Game | int, *, by=None, seats: bool = False) -> Game:
     """The game row, locked for the rest of the transaction.
 
     With ``by``, the same query also answers whether that user referees the game, so the
-    permission check that follows costs no extra round trip. Written in SQL: this runs
-    for every hand, and building the ORM query cost more than running it.
+    permission check that follows costs no extra round trip; with ``seats``, it brings
+    the seats and their sides too (as ``locked.seat_list``, for ``_table``). Written in
+    SQL: this runs for every hand, and building the ORM query cost more than running it.
     """
     pk = game.pk if isinstance(game, Game) else game
     user_pk = getattr(by, "pk", None)
     table = Game._meta.db_table
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    if user_pk is None:
-        rows = Game.objects.raw(f"SELECT * FROM {table} WHERE id = %s{lock}", [pk])
-    else:
+    columns, params = ["g.*"], []
+    if user_pk is not None:
         referees = Game.referees.through._meta.db_table
-        rows = Game.objects.raw(
-            f"SELECT g.*, EXISTS (SELECT 1 FROM {referees} r WHERE r.game_id = g.id "
-            f"AND r.user_id = %s) AS caller_referees FROM {table} g WHERE g.id = %s{lock}",
-            [user_pk, pk],
+        columns.append(
+            f"EXISTS (SELECT 1 FROM {referees} r WHERE r.game_id = g.id "
+            "AND r.user_id = %s) AS caller_referees"
         )
+        params.append(user_pk)
+    if seats:
+        joined = "string_agg" if connection.vendor == "postgresql" else "group_concat"
+        columns.append(
+            f"(SELECT {joined}(s.position || ' ' || s.name || ' ' || s.id || ' ' || "
+            f"s.side_id || ' ' || sd.name, ',') FROM {Seat._meta.db_table} s "
+            f"JOIN {Side._meta.db_table} sd ON sd.id = s.side_id WHERE s.game_id = g.id) "
+            "AS seat_list"
+        )
+    rows = Game.objects.raw(
+        f"SELECT {', '.join(columns)} FROM {table} g WHERE g.id = %s{lock}", [*params, pk]
+    )
     found = list(rows)
     if not found:
         raise Game.DoesNotExist(f"No game {pk}.")
@@ -183,6 +200,24 @@ def _lock(game: Game | int, *, by=None) -> Game:
     return locked
 
 
+def _save(game: Game, fields: Sequence[str]) -> None:
+    """Write ``fields`` of the locked game (and ``updated_at``) in one UPDATE.
+
+    The same statement ``save(update_fields=...)`` sends, without building the ORM
+    query for every hand; each value goes through its field's own preparation, so JSON
+    and times are written exactly as the ORM writes them.
+    """
+    game.updated_at = timezone.now()
+    meta = Game._meta
+    columns = [meta.get_field(name) for name in (*fields, "updated_at")]
+    assignments = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in columns)
+    values = [field.get_db_prep_save(getattr(game, field.attname), connection) for field in columns]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {meta.db_table} SET {assignments} WHERE id = %s", [*values, game.pk]
+        )
+
+
 def _ruleset_of(game: Game) -> RuleSet:
     if game.ruleset is None:
         return _start(game)
@@ -190,8 +225,23 @@ def _ruleset_of(game: Game) -> RuleSet:
 
 
 def _table(game: Game) -> tuple[list[Seat], dict[str, Seat]]:
-    """The game's seats in the order of play (with their sides), and by name."""
-    seats = list(game.seats.select_related("side").order_by("position"))
+    """The game's seats in the order of play (with their sides), and by name: from the
+    lock's ``seat_list`` where it brought them, else one query."""
+    listed = getattr(game, "seat_list", None)
+    if listed:
+        sides: dict[int, Side] = {}
+        seats = []
+        for entry in listed.split(","):
+            position, name, seat_id, side_id, side_name = entry.split(" ")
+            side = sides.setdefault(
+                int(side_id), Side(id=int(side_id), game_id=game.pk, name=side_name)
+            )
+            seats.append(
+                Seat(id=int(seat_id), game_id=game.pk, position=int(position), name=name, side=side)
+            )
+        seats.sort(key=lambda seat: seat.position)
+    else:
+        seats = list(game.seats.select_related("side").order_by("position"))
     return seats, {seat.name: seat for seat in seats}
 
 
@@ -204,8 +254,10 @@ def _changed(game: Game, change: str, *, revision_saved: bool = False) -> None:
     """Bump the revision (unless the caller saved it) and announce the change on commit."""
     if not revision_saved:
         Game.objects.filter(pk=game.pk).update(revision=F("revision") + 1)
-    game_id = game.pk
-    transaction.on_commit(lambda: game_changed.send(sender=Game, game_id=game_id, change=change))
+    game_id, followed = game.pk, game.followed
+    transaction.on_commit(
+        lambda: game_changed.send(sender=Game, game_id=game_id, change=change, followed=followed)
+    )
 
 
 def _require_playable(game: Game) -> None:
@@ -350,7 +402,7 @@ def record_hand(
 ) -> HandOutcome:
     """Record how hand ``number`` ended, award it, update the totals and decide the game."""
     with transaction.atomic():
-        game = _lock(game, by=by)
+        game = _lock(game, by=by, seats=bool(in_play))
         require(by, "game.score", game)
         if idempotency_key:
             earlier = Hand.objects.filter(
@@ -424,8 +476,9 @@ def record_hand(
         game.next_leader = _leader_after(ruleset, seat_names, leader, result)
         game.revision += 1
         _decide(game, ruleset)
-        game.save(
-            update_fields=[
+        _save(
+            game,
+            [
                 "totals",
                 "tallies",
                 "last_hand_at",
@@ -435,8 +488,7 @@ def record_hand(
                 "winner",
                 "finished_at",
                 "revision",
-                "updated_at",
-            ]
+            ],
         )
         _changed(game, "hand_recorded", revision_saved=True)
     return HandOutcome(hand=hand, game=game, next_leader=game.next_leader or None)
@@ -611,17 +663,9 @@ def _recompute(game: Game, ruleset: RuleSet) -> None:
     game.totals = totals
     game.tallies = engine.count_tallies(sides, hands, penalties)
     _decide(game, ruleset)
-    game.save(
-        update_fields=[
-            "totals",
-            "tallies",
-            "last_hand_at",
-            "status",
-            "winner",
-            "finished_at",
-            "next_leader",
-            "updated_at",
-        ]
+    _save(
+        game,
+        ["totals", "tallies", "last_hand_at", "status", "winner", "finished_at", "next_leader"],
     )
 
 
@@ -700,9 +744,7 @@ def add_score_event(
         )
         if ruleset.win_check == "immediate":
             _decide(game, ruleset)
-        game.save(
-            update_fields=["totals", "tallies", "status", "winner", "finished_at", "updated_at"]
-        )
+        _save(game, ["totals", "tallies", "status", "winner", "finished_at"])
         _changed(game, "event_added")
     return created
 
@@ -748,7 +790,7 @@ def reopen_game(game: Game | int, *, by, reason: str) -> Game:
         game.status = Game.Status.IN_PROGRESS
         game.winner = ""
         game.finished_at = None
-        game.save(update_fields=["status", "winner", "finished_at", "updated_at"])
+        _save(game, ["status", "winner", "finished_at"])
         _changed(game, "game_reopened")
     return game
 

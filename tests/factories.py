@@ -93,6 +93,7 @@ def bulk_event(entrants: int, rounds: int):
                 ruleset=rules,
                 status="finished",
                 winner="A",
+                followed=True,
                 totals={},
                 hand_count=HANDS_PER_GAME,
             )

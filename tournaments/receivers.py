@@ -1,6 +1,5 @@
 """How tournaments learn that a game changed: standings and brackets follow."""
 
-from django.db import connection
 from django.dispatch import receiver
 
 from scoring.signals import game_changed
@@ -8,10 +7,10 @@ from tournaments.models import Match
 
 
 @receiver(game_changed, dispatch_uid="tournaments.game_changed")
-def follow_game(sender, game_id: int, change: str, **kwargs) -> None:
+def follow_game(sender, game_id: int, change: str, followed: bool = True, **kwargs) -> None:
     """Refresh the standings of the game's tournament and move bracket winners on."""
-    if not _in_a_tournament(game_id):
-        return  # a game outside any tournament: nothing to follow
+    if not followed:
+        return  # a game outside any tournament: nothing to follow, nothing to look up
     match = (
         Match.objects.filter(game_id=game_id)
         .select_related("round__stage")
@@ -25,11 +24,3 @@ def follow_game(sender, game_id: int, change: str, **kwargs) -> None:
 
     advance_bracket(match)
     request_recompute(match.round.stage.tournament_id)
-
-
-def _in_a_tournament(game_id: int) -> bool:
-    """One indexed lookup in plain SQL: this runs after every write to every game, and
-    building the ORM query costs more than running it."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT 1 FROM {Match._meta.db_table} WHERE game_id = %s", [game_id])
-        return cursor.fetchone() is not None

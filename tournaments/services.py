@@ -661,6 +661,7 @@ def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -
                 seats=_game_seats(tournament, entrants),
                 label=f"{tournament.name} · {stage.name} · round {round_.number}, table {number}",
                 public=tournament.public,
+                followed=True,
             )
         slot = table.slot or (f"P{table.pool}" if table.pool else "")
         match = Match.objects.create(

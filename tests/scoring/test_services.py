@@ -347,8 +347,8 @@ def test_game_changed_is_sent_once_after_commit(referee, django_capture_on_commi
     game = start_game("cutthroat", 4, referee=referee)
     seen = []
 
-    def receiver(sender, game_id, change, **kwargs):
-        seen.append((game_id, change))
+    def receiver(sender, game_id, change, followed, **kwargs):
+        seen.append((game_id, change, followed))
 
     game_changed.connect(receiver)
     try:
@@ -356,7 +356,7 @@ def test_game_changed_is_sent_once_after_commit(referee, django_capture_on_commi
             block(game, referee, 1, A=8, B=15, C=22, D=12)
     finally:
         game_changed.disconnect(receiver)
-    assert seen == [(game.pk, "hand_recorded")]
+    assert seen == [(game.pk, "hand_recorded", False)]  # a lone game: nobody follows it
 
 
 def test_the_database_refuses_a_gap_in_hand_numbers(referee):

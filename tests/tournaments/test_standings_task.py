@@ -131,3 +131,31 @@ def test_recompute_command_refuses_an_unknown_slug():
 
     with pytest.raises(CommandError):
         call_command("recompute_standings", "nope")
+
+
+def test_tournament_games_are_followed_and_lone_games_cost_no_lookup(
+    event, django_capture_on_commit_callbacks
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.factories import start_game
+
+    _, round_, referee = event
+    pips = {"A": 8, "B": 15, "C": 22, "D": 12}
+    assert all(match.game.followed for match in round_.matches.select_related("game"))
+    lone = start_game("cutthroat", 4, referee=referee)
+    assert not lone.followed
+    with (
+        CaptureQueriesContext(connection) as queries,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        record_hand(lone, by=referee, number=1, ended="block", pips=pips)
+    assert not [q for q in queries if "tournaments_" in q["sql"]]
+    game = round_.matches.first().game
+    with (
+        CaptureQueriesContext(connection) as queries,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        record_hand(game, by=referee, number=1, ended="block", pips=pips)
+    assert [q for q in queries if "tournaments_match" in q["sql"]]
