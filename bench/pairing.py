@@ -6,7 +6,7 @@ Prints, for 64, 256 and 1,024 entrants in tables of four (a five-round table rou
 and a Swiss round) and for 1,024 two-sided Swiss entrants, the seconds to pair one round
 (the median of three runs), the time per entrant against the 64-entrant run (flat or
 growing like log n means the n log n target holds), and the repeat meetings the table
-round robin reaches for 16 to 64 players over five rounds.
+round robin reaches for 16 to 64 players over five rounds and in the record cases.
 """
 
 import statistics
@@ -72,6 +72,21 @@ def main() -> None:
         print(
             f"  {n:3} players: {result.repeats:3} repeats ({time.perf_counter() - started:.2f} s)"
         )
+    print()
+    print("records asked for, tables of 4: repeat meetings (time)")
+    for n, rounds in RECORDS:
+        started = time.perf_counter()
+        result = plan(n, rounds, 4, seed=0)
+        print(
+            f"  {n:3} x {rounds:2}: {result.repeats:3} repeats "
+            f"({time.perf_counter() - started:.2f} s)"
+        )
+
+
+# The cases the issue names: 16 x 5 (affine plane), the zero-repeat records 20 x 5,
+# 24 x 6 and 32 x 8, the complete designs 28 x 9 and 40 x 13, and the social golfer
+# problem's 8-4-10 case.
+RECORDS = ((16, 5), (20, 5), (24, 6), (32, 8), (28, 9), (40, 13), (32, 10))
 
 
 if __name__ == "__main__":

@@ -1,17 +1,17 @@
 """Resolvable designs for tables of four: schedules where no two players meet twice.
 
 Each design is a list of rounds (parallel classes), each a list of tables of player
-indices. They come from finite geometry and are found at first use by small exact-cover
-searches (milliseconds, always the same answer), then kept:
+indices. The first two come from finite geometry and are found at first use by small
+exact-cover searches (milliseconds, always the same answer), then kept; the third is
+data computed once by a tool in ``tools/``:
 
 - 28 players, 9 rounds: the Hermitian unital of order 3 (the points of x⁴ + y⁴ + z⁴ = 0
   in the projective plane over GF(9), blocks cut by its secant lines), resolved into
   parallel classes: everyone meets everyone exactly once.
 - 40 players, 13 rounds: the lines of the projective space PG(3, 3) packed into 13
   spreads: everyone meets everyone exactly once.
-- 32 players, up to 9 rounds: the cosets of nine 2-dimensional subspaces of GF(2)⁵ that
-  pairwise meet only in zero (a partial line spread of PG(4, 2); nine is the most there
-  are), so no pair of players meets twice.
+- 32 players, 10 rounds: unions of translates in GF(2)⁵ (the social golfer problem's
+  8-4-10 case), kept as data: no pair of players meets twice.
 
 Pure Python: no Django, no ORM.
 """
@@ -142,35 +142,38 @@ def pg33_packing_40() -> Design:
     return _resolve(len(points), sorted(lines))
 
 
-# --- 32: flats of GF(2)^5 ------------------------------------------------------------------
+# --- 32: translates in GF(2)^5 ------------------------------------------------------------
+
+# Players are the vectors of GF(2)^5 (0 … 31; XOR adds them). Each round is the union of
+# the eight translates t ^ w (w = 0 … 7, the span of the three low bits) of its base
+# tables, and in the ten rounds no two players meet twice: the social golfer problem's
+# 8-4-10 case. The bases were computed by ``tools/golfer_32x10.py`` (a CP-SAT model
+# whose variables are these translate orbits, about 2 s) and are kept here as data.
+GOLFER_32_BASES = (
+    ((0, 2, 4, 6), (8, 14, 18, 20), (24, 25, 30, 31)),
+    ((0, 3, 24, 27), (8, 9, 10, 11), (16, 19, 20, 23)),
+    ((0, 8, 22, 28),),
+    ((0, 12, 21, 26),),
+    ((0, 7, 9, 14), (16, 18, 25, 27)),
+    ((0, 1, 18, 19), (8, 12, 25, 29)),
+    ((0, 11, 20, 25),),
+    ((0, 13, 16, 30),),
+    ((0, 10, 17, 29),),
+    ((0, 15, 23, 31),),
+)
+
+
+def translate_orbits(bases: Sequence[Sequence[int]], shifts: int = 8) -> list[tuple[int, ...]]:
+    """The tables t ^ w for every base table t and every w below ``shifts``."""
+    return sorted({tuple(sorted(p ^ w for p in base)) for base in bases for w in range(shifts)})
 
 
 @functools.lru_cache(maxsize=1)
-def binary_flats_32() -> Design:
-    subspaces = sorted(
-        {frozenset((a, b, a ^ b)) for a in range(1, 32) for b in range(1, 32) if a != b}
-    )
-    subspaces = [s for s in subspaces if len(s) == 3]
-
-    def spread(chosen: list[frozenset[int]], start: int) -> list[frozenset[int]] | None:
-        if len(chosen) == 9:
-            return chosen
-        for i in range(start, len(subspaces)):
-            if all(subspaces[i].isdisjoint(c) for c in chosen):
-                found = spread([*chosen, subspaces[i]], i + 1)
-                if found:
-                    return found
-        return None
-
-    rounds = []
-    for directions in spread([], 0) or []:
-        a, b = sorted(directions)[:2]
-        cosets = {tuple(sorted((x, x ^ a, x ^ b, x ^ a ^ b))) for x in range(32)}
-        rounds.append(sorted(cosets))
-    return rounds
+def golfer_32() -> Design:
+    return [translate_orbits(bases) for bases in GOLFER_32_BASES]
 
 
-DESIGNS = {28: hermitian_unital_28, 32: binary_flats_32, 40: pg33_packing_40}
+DESIGNS = {28: hermitian_unital_28, 32: golfer_32, 40: pg33_packing_40}
 
 
 def known_design(

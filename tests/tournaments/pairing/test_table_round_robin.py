@@ -63,19 +63,21 @@ def test_complete_designs_meet_everyone_exactly_once(n, rounds):
     assert set(pairs.values()) == {1}
 
 
-@pytest.mark.parametrize("rounds", [5, 8, 9])
-def test_thirty_two_players_meet_nobody_twice_for_up_to_nine_rounds(rounds):
+@pytest.mark.parametrize("rounds", [5, 8, 9, 10])
+def test_thirty_two_players_meet_nobody_twice_for_up_to_ten_rounds(rounds):
+    """10 rounds is the social golfer problem's 8-4-10 case."""
     result = plan(32, rounds, 4, seed=1)
     valid(result.rounds, 32, 4)
     assert result.repeats == 0 == count_repeats(result.rounds)
 
 
 def test_a_round_beyond_a_design_is_searched_around_it():
-    result = plan(32, 10, 4, seed=0)
+    result = plan(32, 11, 4, seed=0)
     valid(result.rounds, 32, 4)
-    # Nine flat rounds leave 64 unplayed pairs, none of which form a table of four
-    # (a tenth flat would be a tenth spread line, and PG(4, 2) has at most nine).
-    assert 0 < result.repeats <= 16
+    assert count_repeats(result.rounds[:10]) == 0  # the shipped ten, relabelled
+    # Ten rounds leave each player one partner not yet met, so every table of the
+    # eleventh round seats at least four pairs again: 32 repeats is the least possible.
+    assert result.repeats == 32 == count_repeats(result.rounds)
 
 
 def test_same_seed_same_schedule_other_seed_other_schedule():
