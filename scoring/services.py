@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.db.models import F, Sum
 from django.utils import timezone
 
@@ -200,22 +200,71 @@ def _lock(game: Game | int, *, by=None, seats: bool = False) -> Game:
     return locked
 
 
-def _save(game: Game, fields: Sequence[str]) -> None:
-    """Write ``fields`` of the locked game (and ``updated_at``) in one UPDATE.
+def _update(game: Game, fields: Sequence[str]) -> tuple[str, list]:
+    """The UPDATE that writes ``fields`` of the locked game (and ``updated_at``).
 
-    The same statement ``save(update_fields=...)`` sends, without building the ORM
-    query for every hand; each value goes through its field's own preparation, so JSON
-    and times are written exactly as the ORM writes them.
+    The statement ``save(update_fields=...)`` sends, without building the ORM query for
+    every hand; each value goes through its field's own preparation, so JSON and times
+    are written exactly as the ORM writes them.
     """
     game.updated_at = timezone.now()
     meta = Game._meta
     columns = [meta.get_field(name) for name in (*fields, "updated_at")]
     assignments = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in columns)
     values = [field.get_db_prep_save(getattr(game, field.attname), connection) for field in columns]
+    return f"UPDATE {meta.db_table} SET {assignments} WHERE id = %s", [*values, game.pk]
+
+
+def _save(game: Game, fields: Sequence[str]) -> None:
+    """Write ``fields`` of the locked game (and ``updated_at``) in one UPDATE."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {meta.db_table} SET {assignments} WHERE id = %s", [*values, game.pk]
-        )
+        cursor.execute(*_update(game, fields))
+
+
+def _insert(rows: Sequence[models.Model]) -> tuple[str, list]:
+    """The INSERT of new rows of one model, their values prepared as ``save()`` would
+    (``auto_now_add`` times are stamped on the instances here)."""
+    meta = type(rows[0])._meta
+    fields = [field for field in meta.concrete_fields if not field.primary_key]
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    values = [
+        field.get_db_prep_save(field.pre_save(row, add=True), connection)
+        for row in rows
+        for field in fields
+    ]
+    placeholders = ", ".join([one] * len(rows))
+    return f"INSERT INTO {meta.db_table} ({columns}) VALUES {placeholders}", values
+
+
+def _write_hand(game: Game, hand: Hand, events: list[ScoreEvent], fields: Sequence[str]) -> None:
+    """Store a new hand, its in-play events and the game's new state.
+
+    On PostgreSQL in one statement, the inserts as data-modifying CTEs of the game's
+    UPDATE: one round trip instead of three, for the write every hand makes. Elsewhere
+    the same rows through the ORM.
+    """
+    if connection.vendor != "postgresql":
+        hand.save(force_insert=True)
+        if events:
+            ScoreEvent.objects.bulk_create(events)
+        game.last_hand_at = hand.recorded_at
+        _save(game, fields)
+        return
+    hand_sql, params = _insert([hand])
+    parts = [f"WITH hand AS ({hand_sql} RETURNING id)"]
+    if events:
+        event_sql, event_params = _insert(events)
+        parts.append(f", events AS ({event_sql})")
+        params += event_params
+    game.last_hand_at = hand.recorded_at
+    update_sql, update_params = _update(game, fields)
+    parts.append(f" {update_sql} RETURNING (SELECT id FROM hand)")
+    with connection.cursor() as cursor:
+        cursor.execute("".join(parts), params + update_params)
+        hand.pk = cursor.fetchone()[0]
+    hand._state.adding = False
+    hand._state.db = connection.alias
 
 
 def _ruleset_of(game: Game) -> RuleSet:
@@ -448,7 +497,7 @@ def record_hand(
         if in_play:
             _, seats_by_name = _table(game)
             events = _in_play_events(game, ruleset, seats_by_name, number, in_play, by)
-        hand = Hand.objects.create(
+        hand = Hand(
             game=game,
             number=number,
             ended=ended,
@@ -462,8 +511,6 @@ def record_hand(
             idempotency_key=idempotency_key or "",
             recorded_by=_user(by),
         )
-        if events:
-            ScoreEvent.objects.bulk_create(events)
         _add_to_totals(game, result.awards, events)
         game.tallies = engine.count_tallies(
             game.totals,
@@ -471,13 +518,14 @@ def record_hand(
             _penalties(events),
             start=game.tallies,
         )
-        game.last_hand_at = hand.recorded_at
         game.hand_count = number
         game.next_leader = _leader_after(ruleset, seat_names, leader, result)
         game.revision += 1
         _decide(game, ruleset)
-        _save(
+        _write_hand(
             game,
+            hand,
+            events,
             [
                 "totals",
                 "tallies",

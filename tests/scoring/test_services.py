@@ -434,6 +434,41 @@ def test_verify_games_reports_a_tampered_tally(referee):
     assert exit_status.value.code == 1
 
 
+def test_a_hand_its_in_play_points_and_the_game_are_stored_together(referee):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    game = start_game("cutthroat", 4, referee=referee)
+    with CaptureQueriesContext(connection) as queries:
+        outcome = record_hand(
+            game,
+            by=referee,
+            number=1,
+            ended="block",
+            pips=pips4(8, 15, 22, 12),
+            in_play=[{"seat": "B", "points": 10}],
+        )
+    writes = [q["sql"] for q in queries if q["sql"].startswith(("INSERT", "UPDATE", "WITH"))]
+    # PostgreSQL takes the hand, its events and the game in one statement.
+    assert len(writes) == (1 if connection.vendor == "postgresql" else 3)
+    stored = Hand.objects.get(pk=outcome.hand.pk)
+    assert (stored.number, stored.awards, stored.recorded_by) == (1, outcome.hand.awards, referee)
+    assert stored.recorded_at == outcome.hand.recorded_at
+    game.refresh_from_db()
+    assert game.last_hand_at == stored.recorded_at and game.hand_count == 1
+    event = ScoreEvent.objects.select_related("seat", "side").get(game=game)
+    assert (event.hand_number, event.seat.name, event.side.name, event.kind, event.points) == (
+        1,
+        "B",
+        "B",
+        "in_play",
+        10,
+    )
+    assert event.created_by == referee and event.created_at is not None
+    assert totals(game) == {"A": 40, "B": 10, "C": 0, "D": 0}
+    assert "1 game(s) checked, 0 differ." in call_command_output("verify_games")
+
+
 def test_players_keep_their_seats_across_games(referee):
     player = PlayerFactory(display_name="Ana")
     others = [PlayerFactory() for _ in range(3)]
