@@ -122,14 +122,12 @@ class RoundRobin:
                 (alone,) = present
                 tables.append(Table((alone.id,), bye=True))
                 gone = two if alone is one else one
-                reason = "has no opponent this round" if gone is None else "'s opponent withdrew"
-                flags.append(
-                    Flag(
-                        "bye",
-                        say("Bye: entrant {id} {reason}.", id=alone.id, reason=reason),
-                        (alone.id,),
-                    )
+                message = (
+                    say("Bye: entrant {id} has no opponent this round.", id=alone.id)
+                    if gone is None
+                    else say("Bye: entrant {id}'s opponent withdrew.", id=alone.id)
                 )
+                flags.append(Flag("bye", message, (alone.id,)))
         return PairingResult(tuple(tables), tuple(flags))
 
     def _tables(self, field, round_number, table_size, settings, seed) -> PairingResult:
