@@ -73,7 +73,8 @@ def side_names(rules: RuleSet, seats: Sequence[str]) -> list[str]:
     return list(seats)
 
 
-def _side_of(rules: RuleSet, seats: Sequence[str]) -> dict[str, str]:
+def side_of(rules: RuleSet, seats: Sequence[str]) -> dict[str, str]:
+    """The side each seat scores for."""
     if rules.teams == "partners":
         first, second = side_names(rules, seats)
         return {seats[0]: first, seats[2]: first, seats[1]: second, seats[3]: second}
@@ -255,10 +256,10 @@ def score_hand(
     if leader is not None and leader not in seats:
         raise ScoringError(say("There is no seat {leader!r} to have led.", leader=leader), "leader")
     sides = side_names(rules, seats)
-    side_of = _side_of(rules, seats)
+    seat_side = side_of(rules, seats)
     side_pips = dict.fromkeys(sides, 0)
     for seat, value in counts.items():
-        side_pips[side_of[seat]] += value
+        side_pips[seat_side[seat]] += value
     raw = dict.fromkeys(sides, 0)
 
     if domino_by is not None:
@@ -276,7 +277,7 @@ def score_hand(
                 ),
                 "domino_by",
             )
-        winner = side_of[domino_by]
+        winner = seat_side[domino_by]
         if rules.domino_award == "all_pips":
             raw[winner] = sum(side_pips.values())
         else:
@@ -300,7 +301,7 @@ def score_hand(
         low = min(side_pips.values())
         winners = tuple(side for side in sides if side_pips[side] == low)
     else:
-        winners = _block_winners(rules, seats, counts, side_of, side_pips, leader, lowest_tiles)
+        winners = _block_winners(rules, seats, counts, seat_side, side_pips, leader, lowest_tiles)
         if len(winners) == 1:
             (winner,) = winners
             raw[winner] = _award_for(rules, winner, side_pips, [s for s in sides if s != winner])

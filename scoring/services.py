@@ -160,19 +160,21 @@ def _start(game: Game, ruleset: RuleSet | None = None) -> RuleSet:
 # --- shared plumbing ---------------------------------------------------------------------
 
 
-def _lock(game: Game | int, *, by=None, seats: bool = False) -> Game:
+def _lock(game: Game | int, *, by=None) -> Game:
     """The game row, locked for the rest of the transaction.
 
     With ``by``, the same query also answers whether that user referees the game, so the
-    permission check that follows costs no extra round trip; with ``seats``, it brings
-    the seats and their sides too (as ``locked.seat_list``, for ``_table``). Written in
-    SQL: this runs for every hand, and building the ORM query cost more than running it.
+    permission check that follows costs no extra round trip. Written in SQL and read
+    through a plain cursor: this runs for every hand, and building the ORM
+    query, or a raw queryset's model, cost more than running it.
     """
     pk = game.pk if isinstance(game, Game) else game
     user_pk = getattr(by, "pk", None)
     table = Game._meta.db_table
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    columns, params = ["g.*"], []
+    fields, converters = _game_columns()
+    columns = [", ".join(f"g.{connection.ops.quote_name(field.column)}" for field in fields)]
+    params = []
     if user_pk is not None:
         referees = Game.referees.through._meta.db_table
         columns.append(
@@ -180,24 +182,51 @@ def _lock(game: Game | int, *, by=None, seats: bool = False) -> Game:
             "AND r.user_id = %s) AS caller_referees"
         )
         params.append(user_pk)
-    if seats:
-        joined = "string_agg" if connection.vendor == "postgresql" else "group_concat"
-        columns.append(
-            f"(SELECT {joined}(s.position || ' ' || s.name || ' ' || s.id || ' ' || "
-            f"s.side_id || ' ' || sd.name, ',') FROM {Seat._meta.db_table} s "
-            f"JOIN {Side._meta.db_table} sd ON sd.id = s.side_id WHERE s.game_id = g.id) "
-            "AS seat_list"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(columns)} FROM {table} g WHERE g.id = %s{lock}", [*params, pk]
         )
-    rows = Game.objects.raw(
-        f"SELECT {', '.join(columns)} FROM {table} g WHERE g.id = %s{lock}", [*params, pk]
-    )
-    found = list(rows)
-    if not found:
+        row = cursor.fetchone()
+    if row is None:
         raise Game.DoesNotExist(f"No game {pk}.")
-    locked = found[0]
+    values = list(row[: len(fields)])
+    for index, convert in converters:
+        values[index] = convert(values[index])
+    locked = Game.from_db(connection.alias, [field.attname for field in fields], values)
+    extra = iter(row[len(fields) :])
     if user_pk is not None:
-        locked.referee_answer = (user_pk, bool(locked.caller_referees))
+        locked.referee_answer = (user_pk, bool(next(extra)))
     return locked
+
+
+def _game_columns() -> tuple[list, list]:
+    """The game's columns in model order, and for those that need it the conversion the
+    ORM applies to a value read from this database (JSON text, SQLite's times)."""
+    key = connection.vendor
+    if key not in _GAME_COLUMNS:
+        fields = list(Game._meta.concrete_fields)
+        converters = []
+        for index, field in enumerate(fields):
+            expression = field.get_col(Game._meta.db_table)
+            steps = connection.ops.get_db_converters(expression) + field.get_db_converters(
+                connection
+            )
+            if steps:
+                converters.append((index, _chain(steps, expression)))
+        _GAME_COLUMNS[key] = (fields, converters)
+    return _GAME_COLUMNS[key]
+
+
+def _chain(steps, expression):
+    def convert(value):
+        for step in steps:
+            value = step(value, expression, connection)
+        return value
+
+    return convert
+
+
+_GAME_COLUMNS: dict[str, tuple[list, list]] = {}
 
 
 def _update(game: Game, fields: Sequence[str]) -> tuple[str, list]:
@@ -238,23 +267,23 @@ def _insert(rows: Sequence[models.Model]) -> tuple[str, list]:
 
 
 def _write_hand(game: Game, hand: Hand, events: list[ScoreEvent], fields: Sequence[str]) -> None:
-    """Store a new hand, its in-play events and the game's new state.
+    """Store a new hand, its in-play events (named by seat) and the game's new state.
 
     On PostgreSQL in one statement, the inserts as data-modifying CTEs of the game's
-    UPDATE: one round trip instead of three, for the write every hand makes. Elsewhere
-    the same rows through the ORM.
+    UPDATE, each event finding its seat and side by the seat's name: one round trip for
+    the write every hand makes. Elsewhere the same rows through the ORM.
     """
     if connection.vendor != "postgresql":
         hand.save(force_insert=True)
         if events:
-            ScoreEvent.objects.bulk_create(events)
+            ScoreEvent.objects.bulk_create(_seat_events(game, events))
         game.last_hand_at = hand.recorded_at
         _save(game, fields)
         return
     hand_sql, params = _insert([hand])
     parts = [f"WITH hand AS ({hand_sql} RETURNING id)"]
     if events:
-        event_sql, event_params = _insert(events)
+        event_sql, event_params = _insert_named_events(game, events)
         parts.append(f", events AS ({event_sql})")
         params += event_params
     game.last_hand_at = hand.recorded_at
@@ -267,6 +296,36 @@ def _write_hand(game: Game, hand: Hand, events: list[ScoreEvent], fields: Sequen
     hand._state.db = connection.alias
 
 
+def _insert_named_events(game: Game, events: list[ScoreEvent]) -> tuple[str, list]:
+    """The INSERT of events that name their seat: each row looks up its seat's id and
+    side in the seat table, by (game, seat name)."""
+    meta = ScoreEvent._meta
+    fields = [
+        field
+        for field in meta.concrete_fields
+        if not field.primary_key and field.attname not in ("seat_id", "side_id")
+    ]
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    seats = Seat._meta.db_table
+    lookup = f"(SELECT {{}} FROM {seats} WHERE game_id = %s AND name = %s)"
+    row = (
+        "("
+        + ", ".join(["%s"] * len(fields) + [lookup.format("id"), lookup.format("side_id")])
+        + ")"
+    )
+    params = []
+    for event in events:
+        params += [
+            field.get_db_prep_save(field.pre_save(event, add=True), connection) for field in fields
+        ]
+        params += [game.pk, event.seat_name, game.pk, event.seat_name]
+    sql = (
+        f"INSERT INTO {meta.db_table} ({columns}, seat_id, side_id) "
+        f"VALUES {', '.join([row] * len(events))}"
+    )
+    return sql, params
+
+
 def _ruleset_of(game: Game) -> RuleSet:
     if game.ruleset is None:
         return _start(game)
@@ -274,23 +333,8 @@ def _ruleset_of(game: Game) -> RuleSet:
 
 
 def _table(game: Game) -> tuple[list[Seat], dict[str, Seat]]:
-    """The game's seats in the order of play (with their sides), and by name: from the
-    lock's ``seat_list`` where it brought them, else one query."""
-    listed = getattr(game, "seat_list", None)
-    if listed:
-        sides: dict[int, Side] = {}
-        seats = []
-        for entry in listed.split(","):
-            position, name, seat_id, side_id, side_name = entry.split(" ")
-            side = sides.setdefault(
-                int(side_id), Side(id=int(side_id), game_id=game.pk, name=side_name)
-            )
-            seats.append(
-                Seat(id=int(seat_id), game_id=game.pk, position=int(position), name=name, side=side)
-            )
-        seats.sort(key=lambda seat: seat.position)
-    else:
-        seats = list(game.seats.select_related("side").order_by("position"))
+    """The game's seats in the order of play (with their sides), and by name."""
+    seats = list(game.seats.select_related("side").order_by("position"))
     return seats, {seat.name: seat for seat in seats}
 
 
@@ -323,29 +367,48 @@ def _require_playable(game: Game) -> None:
 def _in_play_events(
     game: Game,
     ruleset: RuleSet,
-    seats_by_name: dict[str, Seat],
     number: int,
     in_play: Iterable,
     by,
 ) -> list[ScoreEvent]:
+    """Hand ``number``'s in-play points, checked, as events that name their seat and side
+    (``seat_name``, ``side_name``); ``_seat_events`` or the hand's write fills in the ids."""
+    seat_names = _seat_names(ruleset)
+    side_of = engine.side_of(ruleset, seat_names)
     events = []
     for index, entry in enumerate(in_play or ()):
         seat_name, points = (
             (entry["seat"], entry["points"]) if isinstance(entry, dict) else tuple(entry)
         )
-        seat = _seat(seats_by_name, seat_name, field=f"in_play[{index}].seat")
-        _check_play_points(ruleset, points, field=f"in_play[{index}].points")
-        events.append(
-            ScoreEvent(
-                game=game,
-                hand_number=number,
-                seat=seat,
-                side=seat.side,
-                kind=ScoreEvent.Kind.IN_PLAY,
-                points=points,
-                created_by=_user(by),
+        if not isinstance(seat_name, str) or seat_name not in side_of:
+            raise ScoringError(
+                say(
+                    "There is no seat {name!r} at this table (seats: {known}).",
+                    name=seat_name,
+                    known=", ".join(seat_names),
+                ),
+                f"in_play[{index}].seat",
             )
+        _check_play_points(ruleset, points, field=f"in_play[{index}].points")
+        event = ScoreEvent(
+            game=game,
+            hand_number=number,
+            kind=ScoreEvent.Kind.IN_PLAY,
+            points=points,
+            created_by=_user(by),
         )
+        event.seat_name, event.side_name = seat_name, side_of[seat_name]
+        events.append(event)
+    return events
+
+
+def _seat_events(game: Game, events: list[ScoreEvent]) -> list[ScoreEvent]:
+    """Give named events their seat and side rows (one query)."""
+    if events:
+        _, seats_by_name = _table(game)
+        for event in events:
+            seat = seats_by_name[event.seat_name]
+            event.seat, event.side = seat, seat.side
     return events
 
 
@@ -419,12 +482,13 @@ def _leader_after(ruleset: RuleSet, seat_names: list[str], leader: str | None, r
     return engine.next_leader(ruleset, seat_names, leader=leader, result=result) or ""
 
 
-def _add_to_totals(game: Game, awards: dict[str, int], events: Iterable[ScoreEvent]) -> None:
+def _add_to_totals(game: Game, awards: dict[str, int], points: Iterable[tuple[str, int]]) -> None:
+    """Add a hand's awards and (side name, points) of events to the running totals."""
     totals = dict(game.totals)
     for name, award in awards.items():
         totals[name] = totals.get(name, 0) + award
-    for event in events:
-        totals[event.side.name] = totals.get(event.side.name, 0) + event.points
+    for name, value in points:
+        totals[name] = totals.get(name, 0) + value
     game.totals = totals
 
 
@@ -451,7 +515,7 @@ def record_hand(
 ) -> HandOutcome:
     """Record how hand ``number`` ended, award it, update the totals and decide the game."""
     with transaction.atomic():
-        game = _lock(game, by=by, seats=bool(in_play))
+        game = _lock(game, by=by)
         require(by, "game.score", game)
         if idempotency_key:
             earlier = Hand.objects.filter(
@@ -493,10 +557,7 @@ def record_hand(
             leader=leader,
             lowest_tiles=lowest_tiles,
         )
-        events = []
-        if in_play:
-            _, seats_by_name = _table(game)
-            events = _in_play_events(game, ruleset, seats_by_name, number, in_play, by)
+        events = _in_play_events(game, ruleset, number, in_play, by)
         hand = Hand(
             game=game,
             number=number,
@@ -511,12 +572,9 @@ def record_hand(
             idempotency_key=idempotency_key or "",
             recorded_by=_user(by),
         )
-        _add_to_totals(game, result.awards, events)
+        _add_to_totals(game, result.awards, [(e.side_name, e.points) for e in events])
         game.tallies = engine.count_tallies(
-            game.totals,
-            [(result.winners, domino_by or "", False)],
-            _penalties(events),
-            start=game.tallies,
+            game.totals, [(result.winners, domino_by or "", False)], start=game.tallies
         )
         game.hand_count = number
         game.next_leader = _leader_after(ruleset, seat_names, leader, result)
@@ -578,7 +636,6 @@ def correct_hand(
                 current=current,
             )
         ruleset = _ruleset_of(game)
-        _, seats_by_name = _table(game)
         seat_names = _seat_names(ruleset)
         result = _score(
             ruleset,
@@ -591,9 +648,7 @@ def correct_hand(
             lowest_tiles=lowest_tiles,
         )
         new_events = (
-            None
-            if in_play is None
-            else _in_play_events(game, ruleset, seats_by_name, hand_number, in_play, by)
+            None if in_play is None else _in_play_events(game, ruleset, hand_number, in_play, by)
         )
         hand = _new_version(
             current,
@@ -612,7 +667,7 @@ def correct_hand(
             ScoreEvent.objects.filter(
                 game=game, hand_number=hand_number, kind=ScoreEvent.Kind.IN_PLAY, active=True
             ).update(active=False, removed_reason=f"replaced by correction v{hand.version}")
-            ScoreEvent.objects.bulk_create(new_events)
+            ScoreEvent.objects.bulk_create(_seat_events(game, new_events))
         if hand_number == game.hand_count:
             game.next_leader = _leader_after(ruleset, seat_names, leader, result)
         game.last_hand_at = hand.recorded_at
@@ -786,7 +841,7 @@ def add_score_event(
         if len(created) == 2:
             ScoreEvent.objects.filter(pk=created[1].pk).update(pair=created[0])
             ScoreEvent.objects.filter(pk=created[0].pk).update(pair=created[1])
-        _add_to_totals(game, {}, created)
+        _add_to_totals(game, {}, [(e.side.name, e.points) for e in created])
         game.tallies = engine.count_tallies(
             game.totals, penalties=_penalties(created), start=game.tallies
         )
