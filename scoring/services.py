@@ -8,12 +8,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection, models, transaction
+from django.db import connection, transaction
 from django.db.models import F, Sum
 from django.utils import timezone
 
 from accounts.permissions import require
-from scoring import engine
+from scoring import engine, statements
 from scoring.engine import ScoringError
 from scoring.models import SEAT_NAMES, Game, Hand, ScoreEvent, Seat, Side
 from scoring.rulesets import RuleSet, get_ruleset
@@ -161,169 +161,26 @@ def _start(game: Game, ruleset: RuleSet | None = None) -> RuleSet:
 
 
 def _lock(game: Game | int, *, by=None) -> Game:
-    """The game row, locked for the rest of the transaction.
-
-    With ``by``, the same query also answers whether that user referees the game, so the
-    permission check that follows costs no extra round trip. Written in SQL and read
-    through a plain cursor: this runs for every hand, and building the ORM
-    query, or a raw queryset's model, cost more than running it.
-    """
-    pk = game.pk if isinstance(game, Game) else game
-    user_pk = getattr(by, "pk", None)
-    table = Game._meta.db_table
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    fields, converters = _game_columns()
-    columns = [", ".join(f"g.{connection.ops.quote_name(field.column)}" for field in fields)]
-    params = []
-    if user_pk is not None:
-        referees = Game.referees.through._meta.db_table
-        columns.append(
-            f"EXISTS (SELECT 1 FROM {referees} r WHERE r.game_id = g.id "
-            "AND r.user_id = %s) AS caller_referees"
-        )
-        params.append(user_pk)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {', '.join(columns)} FROM {table} g WHERE g.id = %s{lock}", [*params, pk]
-        )
-        row = cursor.fetchone()
-    if row is None:
-        raise Game.DoesNotExist(f"No game {pk}.")
-    values = list(row[: len(fields)])
-    for index, convert in converters:
-        values[index] = convert(values[index])
-    locked = Game.from_db(connection.alias, [field.attname for field in fields], values)
-    extra = iter(row[len(fields) :])
-    if user_pk is not None:
-        locked.referee_answer = (user_pk, bool(next(extra)))
-    return locked
-
-
-def _game_columns() -> tuple[list, list]:
-    """The game's columns in model order, and for those that need it the conversion the
-    ORM applies to a value read from this database (JSON text, SQLite's times)."""
-    key = connection.vendor
-    if key not in _GAME_COLUMNS:
-        fields = list(Game._meta.concrete_fields)
-        converters = []
-        for index, field in enumerate(fields):
-            expression = field.get_col(Game._meta.db_table)
-            steps = connection.ops.get_db_converters(expression) + field.get_db_converters(
-                connection
-            )
-            if steps:
-                converters.append((index, _chain(steps, expression)))
-        _GAME_COLUMNS[key] = (fields, converters)
-    return _GAME_COLUMNS[key]
-
-
-def _chain(steps, expression):
-    def convert(value):
-        for step in steps:
-            value = step(value, expression, connection)
-        return value
-
-    return convert
-
-
-_GAME_COLUMNS: dict[str, tuple[list, list]] = {}
-
-
-def _update(game: Game, fields: Sequence[str]) -> tuple[str, list]:
-    """The UPDATE that writes ``fields`` of the locked game (and ``updated_at``).
-
-    The statement ``save(update_fields=...)`` sends, without building the ORM query for
-    every hand; each value goes through its field's own preparation, so JSON and times
-    are written exactly as the ORM writes them.
-    """
-    game.updated_at = timezone.now()
-    meta = Game._meta
-    columns = [meta.get_field(name) for name in (*fields, "updated_at")]
-    assignments = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in columns)
-    values = [field.get_db_prep_save(getattr(game, field.attname), connection) for field in columns]
-    return f"UPDATE {meta.db_table} SET {assignments} WHERE id = %s", [*values, game.pk]
+    """The game row, locked for the rest of the transaction (see ``statements.lock_game``)."""
+    return statements.lock_game(game.pk if isinstance(game, Game) else game, by=by)
 
 
 def _save(game: Game, fields: Sequence[str]) -> None:
     """Write ``fields`` of the locked game (and ``updated_at``) in one UPDATE."""
-    with connection.cursor() as cursor:
-        cursor.execute(*_update(game, fields))
-
-
-def _insert(rows: Sequence[models.Model]) -> tuple[str, list]:
-    """The INSERT of new rows of one model, their values prepared as ``save()`` would
-    (``auto_now_add`` times are stamped on the instances here)."""
-    meta = type(rows[0])._meta
-    fields = [field for field in meta.concrete_fields if not field.primary_key]
-    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
-    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    values = [
-        field.get_db_prep_save(field.pre_save(row, add=True), connection)
-        for row in rows
-        for field in fields
-    ]
-    placeholders = ", ".join([one] * len(rows))
-    return f"INSERT INTO {meta.db_table} ({columns}) VALUES {placeholders}", values
+    statements.save_game(game, fields)
 
 
 def _write_hand(game: Game, hand: Hand, events: list[ScoreEvent], fields: Sequence[str]) -> None:
-    """Store a new hand, its in-play events (named by seat) and the game's new state.
-
-    On PostgreSQL in one statement, the inserts as data-modifying CTEs of the game's
-    UPDATE, each event finding its seat and side by the seat's name: one round trip for
-    the write every hand makes. Elsewhere the same rows through the ORM.
-    """
-    if connection.vendor != "postgresql":
-        hand.save(force_insert=True)
-        if events:
-            ScoreEvent.objects.bulk_create(_seat_events(game, events))
-        game.last_hand_at = hand.recorded_at
-        _save(game, fields)
+    """Store a new hand, its in-play events (named by seat) and the game's new state: on
+    PostgreSQL in one statement, elsewhere the same rows through the ORM."""
+    if connection.vendor == "postgresql":
+        statements.write_hand(game, hand, events, fields)
         return
-    hand_sql, params = _insert([hand])
-    parts = [f"WITH hand AS ({hand_sql} RETURNING id)"]
+    hand.save(force_insert=True)
     if events:
-        event_sql, event_params = _insert_named_events(game, events)
-        parts.append(f", events AS ({event_sql})")
-        params += event_params
+        ScoreEvent.objects.bulk_create(_seat_events(game, events))
     game.last_hand_at = hand.recorded_at
-    update_sql, update_params = _update(game, fields)
-    parts.append(f" {update_sql} RETURNING (SELECT id FROM hand)")
-    with connection.cursor() as cursor:
-        cursor.execute("".join(parts), params + update_params)
-        hand.pk = cursor.fetchone()[0]
-    hand._state.adding = False
-    hand._state.db = connection.alias
-
-
-def _insert_named_events(game: Game, events: list[ScoreEvent]) -> tuple[str, list]:
-    """The INSERT of events that name their seat: each row looks up its seat's id and
-    side in the seat table, by (game, seat name)."""
-    meta = ScoreEvent._meta
-    fields = [
-        field
-        for field in meta.concrete_fields
-        if not field.primary_key and field.attname not in ("seat_id", "side_id")
-    ]
-    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
-    seats = Seat._meta.db_table
-    lookup = f"(SELECT {{}} FROM {seats} WHERE game_id = %s AND name = %s)"
-    row = (
-        "("
-        + ", ".join(["%s"] * len(fields) + [lookup.format("id"), lookup.format("side_id")])
-        + ")"
-    )
-    params = []
-    for event in events:
-        params += [
-            field.get_db_prep_save(field.pre_save(event, add=True), connection) for field in fields
-        ]
-        params += [game.pk, event.seat_name, game.pk, event.seat_name]
-    sql = (
-        f"INSERT INTO {meta.db_table} ({columns}, seat_id, side_id) "
-        f"VALUES {', '.join([row] * len(events))}"
-    )
-    return sql, params
+    _save(game, fields)
 
 
 def _ruleset_of(game: Game) -> RuleSet:
