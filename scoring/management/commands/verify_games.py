@@ -1,4 +1,5 @@
-"""Replay every game's current hands through the engine and report stored totals that differ."""
+"""Replay every game's current hands through the engine and report stored totals or
+tallies that differ."""
 
 from django.core.management.base import BaseCommand
 
@@ -9,7 +10,7 @@ from scoring.selectors import replay_all
 class Command(BaseCommand):
     help = (
         "Replay every game's current hands through the rules engine and report any game whose "
-        "stored awards or totals differ. Exits with status 1 if any does."
+        "stored awards, totals or tallies differ. Exits with status 1 if any does."
     )
 
     def add_arguments(self, parser):
