@@ -418,6 +418,10 @@ def test_a_game_keeps_hands_won_dominoes_and_penalties_through_every_change(refe
     assert tallies(game) == {"A+C": (1, 0, 0), "B+D": (2, 2, 10)}
     void_hand(game, 3, by=referee, reason="misdeal")  # the penalty goes with the hand
     assert tallies(game) == {"A+C": (1, 0, 0), "B+D": (1, 1, 0)}
+    (penalty,) = add_score_event(game, by=referee, hand=4, seat="A", kind="penalty", points=25)
+    assert tallies(game) == {"A+C": (1, 0, 25), "B+D": (1, 1, 0)}
+    undo_event(game, penalty.pk, by=referee, reason="wrong seat")
+    assert tallies(game) == {"A+C": (1, 0, 0), "B+D": (1, 1, 0)}
     stamped = Hand.objects.filter(game=game).latest("recorded_at").recorded_at
     game.refresh_from_db(fields=["last_hand_at"])
     assert game.last_hand_at == stamped
