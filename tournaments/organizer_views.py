@@ -168,31 +168,39 @@ def manage(request, slug: str):
 # --- actions ------------------------------------------------------------------------------
 
 
-def _entrant(tournament: Tournament, value) -> Entrant:
+def _chosen(queryset, value, message: str, field: str):
+    """The row of ``queryset`` whose id the form sent, or the organizer's error."""
     try:
-        return Entrant.objects.get(tournament=tournament, pk=int(value))
-    except (TypeError, ValueError, Entrant.DoesNotExist) as error:
-        raise services.TournamentError(
-            gettext("Choose an entrant of this tournament."), "entrant"
-        ) from error
+        return queryset.get(pk=int(value))
+    except (TypeError, ValueError, queryset.model.DoesNotExist) as error:
+        raise services.TournamentError(message, field) from error
+
+
+def _entrant(tournament: Tournament, value) -> Entrant:
+    return _chosen(
+        Entrant.objects.filter(tournament=tournament),
+        value,
+        gettext("Choose an entrant of this tournament."),
+        "entrant",
+    )
 
 
 def _round(tournament: Tournament, value) -> Round:
-    try:
-        return Round.objects.get(stage__tournament=tournament, pk=int(value))
-    except (TypeError, ValueError, Round.DoesNotExist) as error:
-        raise services.TournamentError(
-            gettext("Choose a round of this tournament."), "round"
-        ) from error
+    return _chosen(
+        Round.objects.filter(stage__tournament=tournament),
+        value,
+        gettext("Choose a round of this tournament."),
+        "round",
+    )
 
 
 def _stage(tournament: Tournament, value) -> Stage:
-    try:
-        return Stage.objects.get(tournament=tournament, pk=int(value))
-    except (TypeError, ValueError, Stage.DoesNotExist) as error:
-        raise services.TournamentError(
-            gettext("Choose a stage of this tournament."), "stage"
-        ) from error
+    return _chosen(
+        Stage.objects.filter(tournament=tournament),
+        value,
+        gettext("Choose a stage of this tournament."),
+        "stage",
+    )
 
 
 def _staff_user(tournament: Tournament, value):

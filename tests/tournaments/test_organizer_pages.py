@@ -144,3 +144,19 @@ def test_attention_lists_tables_without_a_referee(client, organizer):
     page = client.get("/t/copa/manage/").content.decode()
     assert "Tables needing attention" in page
     assert "table 1: no referee" in page
+
+
+def test_an_action_on_something_of_another_tournament_is_refused_in_words(client, organizer):
+    make_event(organizer, slug="copa")
+    other, other_round = make_event(organizer, slug="otra", name="Otra")
+    stranger = Entrant.objects.filter(tournament=other).first()
+    client.force_login(organizer)
+    for action, data, said in (
+        ("check-in", {"entrant": stranger.pk}, "Choose an entrant of this tournament."),
+        ("check-in", {"entrant": "x"}, "Choose an entrant of this tournament."),
+        ("publish", {"round": other_round.pk}, "Choose a round of this tournament."),
+        ("generate", {}, "Choose a stage of this tournament."),
+    ):
+        response = client.post(f"/t/copa/manage/{action}/", data, follow=True)
+        assert messages_of(response) == [said]
+    assert not Entrant.objects.get(pk=stranger.pk).checked_in
