@@ -153,7 +153,7 @@ def _start(game: Game, ruleset: RuleSet | None = None) -> RuleSet:
     game.ruleset = ruleset.to_dict()
     game.status = Game.Status.IN_PROGRESS
     game.started_at = timezone.now()
-    _save(game, ["ruleset", "status", "started_at"])
+    statements.save_game(game, ["ruleset", "status", "started_at"])
     return ruleset
 
 
@@ -163,11 +163,6 @@ def _start(game: Game, ruleset: RuleSet | None = None) -> RuleSet:
 def _lock(game: Game | int, *, by=None) -> Game:
     """The game row, locked for the rest of the transaction (see ``statements.lock_game``)."""
     return statements.lock_game(game.pk if isinstance(game, Game) else game, by=by)
-
-
-def _save(game: Game, fields: Sequence[str]) -> None:
-    """Write ``fields`` of the locked game (and ``updated_at``) in one UPDATE."""
-    statements.save_game(game, fields)
 
 
 def _write_hand(game: Game, hand: Hand, events: list[ScoreEvent], fields: Sequence[str]) -> None:
@@ -180,7 +175,7 @@ def _write_hand(game: Game, hand: Hand, events: list[ScoreEvent], fields: Sequen
     if events:
         ScoreEvent.objects.bulk_create(_seat_events(game, events))
     game.last_hand_at = hand.recorded_at
-    _save(game, fields)
+    statements.save_game(game, fields)
 
 
 def _ruleset_of(game: Game) -> RuleSet:
@@ -238,14 +233,7 @@ def _in_play_events(
             (entry["seat"], entry["points"]) if isinstance(entry, dict) else tuple(entry)
         )
         if not isinstance(seat_name, str) or seat_name not in side_of:
-            raise ScoringError(
-                say(
-                    "There is no seat {name!r} at this table (seats: {known}).",
-                    name=seat_name,
-                    known=", ".join(seat_names),
-                ),
-                f"in_play[{index}].seat",
-            )
+            raise _no_such_seat(seat_name, seat_names, f"in_play[{index}].seat")
         _check_play_points(ruleset, points, field=f"in_play[{index}].points")
         event = ScoreEvent(
             game=game,
@@ -272,14 +260,19 @@ def _seat_events(game: Game, events: list[ScoreEvent]) -> list[ScoreEvent]:
 def _seat(seats_by_name: dict[str, Seat], name: Any, *, field: str) -> Seat:
     seat = seats_by_name.get(name) if isinstance(name, str) else None
     if seat is None:
-        known = ", ".join(seats_by_name)
-        raise ScoringError(
-            say(
-                "There is no seat {name!r} at this table (seats: {known}).", name=name, known=known
-            ),
-            field,
-        )
+        raise _no_such_seat(name, seats_by_name, field)
     return seat
+
+
+def _no_such_seat(name: Any, known: Iterable[str], field: str) -> ScoringError:
+    return ScoringError(
+        say(
+            "There is no seat {name!r} at this table (seats: {known}).",
+            name=name,
+            known=", ".join(known),
+        ),
+        field,
+    )
 
 
 def _check_play_points(ruleset: RuleSet, points: Any, *, field: str) -> None:
@@ -623,7 +616,7 @@ def _recompute(game: Game, ruleset: RuleSet) -> None:
     game.totals = totals
     game.tallies = engine.count_tallies(sides, hands, penalties)
     _decide(game, ruleset)
-    _save(
+    statements.save_game(
         game,
         ["totals", "tallies", "last_hand_at", "status", "winner", "finished_at", "next_leader"],
     )
@@ -704,7 +697,7 @@ def add_score_event(
         )
         if ruleset.win_check == "immediate":
             _decide(game, ruleset)
-        _save(game, ["totals", "tallies", "status", "winner", "finished_at"])
+        statements.save_game(game, ["totals", "tallies", "status", "winner", "finished_at"])
         _changed(game, "event_added")
     return created
 
@@ -750,7 +743,7 @@ def reopen_game(game: Game | int, *, by, reason: str) -> Game:
         game.status = Game.Status.IN_PROGRESS
         game.winner = ""
         game.finished_at = None
-        _save(game, ["status", "winner", "finished_at"])
+        statements.save_game(game, ["status", "winner", "finished_at"])
         _changed(game, "game_reopened")
     return game
 
