@@ -8,14 +8,14 @@ them; under ``CI=true`` a service that is configured but unreachable is a failur
 
 import os
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from django.conf import settings
+
+from tests.workers import start_worker, stop_worker, worker_env
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
@@ -75,36 +75,9 @@ def celery_worker_process(django_db_setup, django_db_blocker):
 
     with django_db_blocker.unblock():
         test_db = connection.settings_dict["NAME"]
-    parsed = urlparse(os.environ["DATABASE_URL"])
-    worker_env = {
-        **os.environ,
-        "DATABASE_URL": parsed._replace(path=f"/{test_db}").geturl(),
-        "PYTHONUNBUFFERED": "1",
-    }
     app.control.purge()
     log_path = ROOT / "test-output" / "celery-worker.log"
-    log_path.parent.mkdir(exist_ok=True)
-    log = log_path.open("w")
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--loglevel=INFO",
-            "--concurrency=1",
-            "--pool=prefork",
-            "--without-gossip",
-            "--without-mingle",
-            "--hostname=capicu-test@%h",
-        ],
-        cwd=ROOT,
-        env=worker_env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    worker = start_worker(worker_env(test_db), log_path, "capicu-test")
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if worker.poll() is not None:
@@ -112,15 +85,10 @@ def celery_worker_process(django_db_setup, django_db_blocker):
         if app.control.ping(timeout=0.5):
             break
     else:
-        worker.terminate()
+        stop_worker(worker)
         pytest.fail(f"celery worker did not answer within 60 s; see {log_path}")
     yield worker
-    worker.terminate()
-    try:
-        worker.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        worker.kill()
-    log.close()
+    stop_worker(worker)
 
 
 @pytest.fixture(autouse=True)

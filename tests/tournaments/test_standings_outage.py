@@ -9,10 +9,8 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 from django.db import connection
@@ -20,6 +18,7 @@ from django.utils import timezone
 
 from scoring.services import record_hand
 from tests.factories import UserFactory, bulk_event
+from tests.workers import start_worker, stop_worker, worker_env
 from tournaments.models import Match, StandingsState
 from tournaments.services import (
     add_stage,
@@ -106,36 +105,13 @@ def broker():
 @pytest.fixture
 def worker(broker, tmp_path):
     """A real Celery worker on the throwaway broker and the test database."""
-    test_db = connection.settings_dict["NAME"]
-    parsed = urlparse(os.environ["DATABASE_URL"])
-    env = {
-        **os.environ,
-        "DATABASE_URL": parsed._replace(path=f"/{test_db}").geturl(),
-        "REDIS_URL": broker.url,
-        "PYTHONUNBUFFERED": "1",
-    }
-    log_path = tmp_path / "worker.log"
-    log = log_path.open("w")
-    process = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO"),
-            *("--concurrency=1", "--pool=prefork", "--without-gossip", "--without-mingle"),
-            f"--hostname=outage-{broker.port}@%h",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+    env = worker_env(connection.settings_dict["NAME"], REDIS_URL=broker.url)
+    process = start_worker(env, tmp_path / "worker.log", f"outage-{broker.port}")
+    assert wait_for(lambda: "ready." in process.log_path.read_text(), 60), (
+        process.log_path.read_text()
     )
-    assert wait_for(lambda: "ready." in log_path.read_text(), 60), log_path.read_text()
-    process.log_path = log_path
     yield process
-    process.terminate()
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
+    stop_worker(process)
 
 
 def current(tournament_id: int) -> bool:
