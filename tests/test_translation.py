@@ -129,8 +129,9 @@ def client_class_login(user):
     return device
 
 
-@pytest.mark.django_db
-def test_referee_form_errors_are_in_spanish(client):
+@pytest.fixture
+def refereed_game(client):
+    """A four-player Cutthroat game (Ana, Beto, Cira, Dino) whose referee is logged in."""
     from scoring.services import start_game
     from tests.factories import PlayerFactory
 
@@ -138,6 +139,12 @@ def test_referee_form_errors_are_in_spanish(client):
     players = [PlayerFactory(display_name=n) for n in ("Ana", "Beto", "Cira", "Dino")]
     game = start_game(ruleset_key="cutthroat", seats=players, referees=[referee])
     client.force_login(referee)
+    return game
+
+
+@pytest.mark.django_db
+def test_referee_form_errors_are_in_spanish(client, refereed_game):
+    game = refereed_game
     response = client.post(
         f"/games/{game.pk}/score/hand/",
         {"number": 1, "ending": "block", "pips_A": "3"},
@@ -149,14 +156,8 @@ def test_referee_form_errors_are_in_spanish(client):
 
 
 @pytest.mark.django_db
-def test_service_refusals_are_translated_in_the_api_and_on_pages(client):
-    from scoring.services import start_game
-    from tests.factories import PlayerFactory
-
-    referee = UserFactory(username="arbitro")
-    players = [PlayerFactory(display_name=n) for n in ("Ana", "Beto", "Cira", "Dino")]
-    game = start_game(ruleset_key="cutthroat", seats=players, referees=[referee])
-    client.force_login(referee)
+def test_service_refusals_are_translated_in_the_api_and_on_pages(client, refereed_game):
+    game = refereed_game
     body = {"number": 1, "ended": "block", "pips": {"A": 99, "B": 1, "C": 2, "D": 3}}
     english = client.post(f"/api/v1/games/{game.pk}/hands/", body, content_type="application/json")
     assert "Seat A cannot hold 99 pips" in english.json()["detail"]
