@@ -21,6 +21,8 @@ import itertools
 import sys
 import time
 
+from tournaments.pairing.designs import GOLFER_32_BASES, translate_orbits
+
 PLAYERS, ROUNDS, SIZE, SHIFTS = 32, 10, 4, 8
 
 
@@ -32,7 +34,7 @@ def usable_orbits() -> list[tuple[list[tuple[int, ...]], set[tuple[int, int]]]]:
     for table in itertools.combinations(range(PLAYERS), SIZE):
         if table in seen:
             continue
-        images = sorted({tuple(sorted(p ^ w for p in table)) for w in range(SHIFTS)})
+        images = translate_orbits([table], SHIFTS)
         seen.update(images)
         seated = [p for image in images for p in image]
         if len(seated) != len(set(seated)):
@@ -105,6 +107,10 @@ def main() -> int:
         bases = ", ".join(str(images[0]) for images in orbits)
         print(f"    ({bases}{',' if len(orbits) == 1 else ''}),")
     print(")")
+    shipped = [translate_orbits(bases) for bases in GOLFER_32_BASES]
+    computed = [translate_orbits([images[0] for images in orbits]) for orbits in found]
+    same = "the same as" if computed == shipped else "another valid schedule than"
+    print(f"# {same} the shipped GOLFER_32_BASES")
     return 0
 
 

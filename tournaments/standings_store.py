@@ -230,12 +230,6 @@ def rebuild_standings(tournament_id: int) -> int:
         at=Max("last_hand_at")
     )["at"]
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            # A snapshot is derived data: should the server crash before this commit
-            # reaches the disk, the state reads stale and the next sweep rebuilds it. So
-            # the commit need not wait for the write-ahead log to be flushed.
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit TO OFF")
         Standing.objects.filter(tournament=tournament).delete()
         _insert(tournament.pk, started, snapshot)
         state, _ = StandingsState.objects.get_or_create(tournament=tournament)
