@@ -1,7 +1,8 @@
 """Every write to a game: one function per referee or organizer action, one transaction each.
 
 Each service locks the game row, validates through the pure engine, writes, bumps the
-game's revision and, once the transaction commits, sends ``game_changed``.
+game's revision, sends ``game_saved`` for a followed game and, once the transaction
+commits, ``game_changed``.
 """
 
 from collections.abc import Iterable, Sequence
@@ -18,7 +19,7 @@ from scoring.engine import ScoringError
 from scoring.models import SEAT_NAMES, Game, Hand, ScoreEvent, Seat, Side
 from scoring.rulesets import RuleSet, get_ruleset
 from scoring.say import say
-from scoring.signals import game_changed
+from scoring.signals import game_changed, game_saved
 
 # The largest in-play score: 35 with one set (RULES.md). With two sets every tile exists
 # twice, so four open ends can each show a double: 6-6, 6-6, 5-5, 5-5 = 44, at most 40.
@@ -196,10 +197,13 @@ def _seat_names(ruleset: RuleSet) -> list[str]:
 
 
 def _changed(game: Game, change: str, *, revision_saved: bool = False) -> None:
-    """Bump the revision (unless the caller saved it) and announce the change on commit."""
+    """Bump the revision (unless the caller saved it), tell whatever holds the game now,
+    and announce the change on commit."""
     if not revision_saved:
         Game.objects.filter(pk=game.pk).update(revision=F("revision") + 1)
     game_id, followed = game.pk, game.followed
+    if followed:
+        game_saved.send(sender=Game, game=game, change=change)
     transaction.on_commit(
         lambda: game_changed.send(sender=Game, game_id=game_id, change=change, followed=followed)
     )

@@ -1,10 +1,17 @@
-"""The one signal scoring sends: a game changed (after its transaction committed).
+"""The signals scoring sends; tournaments listen to them, scoring never imports them.
 
-Receivers get ``game_id`` and ``change`` (``hand_recorded``, ``hand_corrected``,
-``hand_voided``, ``event_added``, ``event_undone``, ``game_reopened``, ``created``,
-``referee_added``). Tournaments listen to it; scoring never imports them.
+``game_changed`` comes after the transaction committed, for every change. Receivers get
+``game_id``, ``change`` (``hand_recorded``, ``hand_corrected``, ``hand_voided``,
+``event_added``, ``event_undone``, ``game_reopened``, ``created``, ``referee_added``) and
+``followed``.
+
+``game_saved`` comes inside the transaction, with the game row written and still locked,
+and only for a followed game (one that something like a tournament's table holds), so a
+receiver can keep rows of its own in step with the game in the same transaction. It gets
+``game`` (the saved instance) and ``change``.
 """
 
 from django.dispatch import Signal
 
 game_changed = Signal()
+game_saved = Signal()

@@ -142,8 +142,29 @@ def bulk_event(entrants: int, rounds: int):
             Match(round=round_, table_number=i + 1, game=g) for i, g in enumerate(games)
         )
         MatchSeat.objects.bulk_create(
-            MatchSeat(match=m, round=round_, entrant=e, position=p)
-            for m, table in zip(matches, tables, strict=True)
-            for p, e in enumerate(table)
+            MatchSeat(match=m, round=round_, entrant=e, position=p, **result)
+            for m, g, table in zip(matches, games, tables, strict=True)
+            for p, (e, result) in enumerate(zip(table, _seat_results(g), strict=True))
         )
     return tournament, hands
+
+
+def _seat_results(game) -> list[dict]:
+    """The result columns ``record_seat_results`` keeps on a finished game's seats."""
+    from tournaments.standings import side_results
+
+    results = side_results(game.totals, game.tallies, game.winner)
+    everyone = sum(result.total for result in results)
+    return [
+        {
+            "total": r.total,
+            "placement": r.placement,
+            "won": r.won,
+            "sides": len(results),
+            "opponents_total": everyone - r.total,
+            "hands_won": r.hands_won,
+            "dominoes": r.dominoes,
+            "penalties": r.penalties,
+        }
+        for r in results
+    ]

@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from django.db.models import Prefetch
 
 from scoring.models import Hand, ScoreEvent, Seat
-from tournaments.models import Match, Standing, Tournament
+from tournaments.models import Match, Tournament
+from tournaments.selectors import standing_lines
 from tournaments.standings import METRICS, metric_text
 
 STANDINGS_COLUMNS = [
@@ -49,11 +50,7 @@ RESULTS_COLUMNS = [
 def standings_rows(tournament: Tournament) -> Iterator[list[str]]:
     """Every stage's standings snapshot, every metric, best first."""
     yield STANDINGS_COLUMNS
-    rows = (
-        Standing.objects.filter(tournament=tournament)
-        .select_related("stage", "entrant")
-        .order_by("stage__order", "position")
-    )
+    rows, _ = standing_lines(tournament)
     for row in rows:
         yield [
             tournament.name,

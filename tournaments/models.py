@@ -264,6 +264,34 @@ class MatchSeat(models.Model):
     )
     entrant = models.ForeignKey(Entrant, on_delete=models.PROTECT, related_name="match_seats")
     position = models.PositiveSmallIntegerField()
+    # The finished game's result for this seat, written in the scoring transaction that
+    # finishes (or corrects, or reopens) the game; empty while the game is not finished.
+    # The standings sum these columns instead of reading every game.
+    total = models.IntegerField(null=True, blank=True, help_text="The side's final total.")
+    placement = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="1 for the highest total; equal totals share."
+    )
+    won = models.BooleanField(null=True, blank=True)
+    sides = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="How many sides played the game (two to four)."
+    )
+    opponents_total = models.IntegerField(
+        null=True, blank=True, help_text="The other sides' final totals, summed."
+    )
+    hands_won = models.PositiveIntegerField(null=True, blank=True)
+    dominoes = models.PositiveIntegerField(null=True, blank=True)
+    penalties = models.PositiveIntegerField(null=True, blank=True, help_text="Penalty points.")
+
+    RESULT_FIELDS = (
+        "total",
+        "placement",
+        "won",
+        "sides",
+        "opponents_total",
+        "hands_won",
+        "dominoes",
+        "penalties",
+    )
 
     class Meta:
         ordering = ["match", "position"]
@@ -272,40 +300,54 @@ class MatchSeat(models.Model):
             models.UniqueConstraint(fields=["match", "entrant"], name="match_entrant_unique"),
             # Nobody sits at two tables of one round.
             models.UniqueConstraint(fields=["round", "entrant"], name="entrant_once_per_round"),
+            # A result is whole or absent.
+            models.CheckConstraint(
+                condition=Q(
+                    total__isnull=True,
+                    placement__isnull=True,
+                    won__isnull=True,
+                    sides__isnull=True,
+                    opponents_total__isnull=True,
+                    hands_won__isnull=True,
+                    dominoes__isnull=True,
+                    penalties__isnull=True,
+                )
+                | Q(
+                    total__isnull=False,
+                    placement__gte=1,
+                    won__isnull=False,
+                    sides__gte=2,
+                    sides__lte=4,
+                    placement__lte=models.F("sides"),
+                    opponents_total__isnull=False,
+                    hands_won__isnull=False,
+                    dominoes__isnull=False,
+                    penalties__isnull=False,
+                ),
+                name="match_seat_result_whole",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.match}: {self.position} {self.entrant}"
 
 
-class Standing(models.Model):
-    """One entrant's line in a stage's standings snapshot; pages read these, never compute."""
+class StandingsSnapshot(models.Model):
+    """A stage's standings as last computed; pages and the API read it, never compute.
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="standings")
-    stage = models.ForeignKey(Stage, on_delete=models.CASCADE, related_name="standings")
-    entrant = models.ForeignKey(Entrant, on_delete=models.CASCADE, related_name="standings")
-    rank = models.PositiveIntegerField()
-    position = models.PositiveIntegerField(help_text="Row order; ties share a rank, not this.")
-    tied = models.BooleanField(default=False)
-    games_played = models.PositiveIntegerField(default=0)
-    metrics = models.JSONField(default=dict)
-    reason = models.CharField(max_length=300, blank=True)
-    reason_data = models.JSONField(
-        default=dict, blank=True, help_text="The reason as data, to say it in any language."
-    )
-    withdrawn = models.BooleanField(default=False)
+    ``document`` is JSON: ``{"metrics": [key, ...], "lines": [[entrant_id, rank, tied,
+    withdrawn, games_played, [metric values in that order], reason_data], ...]}``, best
+    first (``tournaments.standings_store`` writes and reads it). It is text, not a JSON
+    column: written whole after every change and read whole, it needs no indexing.
+    """
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
+    stage = models.OneToOneField(Stage, on_delete=models.CASCADE, related_name="standings")
     computed_at = models.DateTimeField()
-
-    class Meta:
-        ordering = ["stage", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["stage", "entrant"], name="standing_entrant_unique"),
-            models.UniqueConstraint(fields=["stage", "position"], name="standing_position_unique"),
-            models.CheckConstraint(condition=Q(rank__gte=1), name="standing_rank_positive"),
-        ]
+    document = models.TextField()
 
     def __str__(self) -> str:
-        return f"{self.stage}: {self.rank}. {self.entrant}"
+        return f"standings of {self.stage}"
 
 
 class StandingsState(models.Model):

@@ -1,9 +1,24 @@
-"""How tournaments learn that a game changed: standings and brackets follow."""
+"""How tournaments learn that a game changed: seat results, standings and brackets follow."""
 
 from django.dispatch import receiver
 
-from scoring.signals import game_changed
+from scoring.models import Game
+from scoring.signals import game_changed, game_saved
 from tournaments.models import Match
+
+# While a game is being played its seats carry no result, and recording a hand or
+# in-play points cannot change that unless the game finishes.
+PLAYING_CHANGES = frozenset({"hand_recorded", "event_added", "created", "referee_added"})
+
+
+@receiver(game_saved, dispatch_uid="tournaments.game_saved")
+def keep_seat_results(sender, game: Game, change: str, **kwargs) -> None:
+    """Keep the finished game's result on its match seats, in the game's own transaction."""
+    if change in PLAYING_CHANGES and game.status != Game.Status.FINISHED:
+        return
+    from tournaments.services import record_seat_results
+
+    record_seat_results(game)
 
 
 @receiver(game_changed, dispatch_uid="tournaments.game_changed")

@@ -15,11 +15,12 @@ from tournaments.models import (
     MatchSeat,
     Round,
     Stage,
-    Standing,
+    StandingsSnapshot,
     StandingsState,
     Tournament,
 )
-from tournaments.standings import metric_text
+from tournaments.standings import metric_text, reason_text
+from tournaments.standings_store import snapshot_rows
 
 ELIMINATION = (Stage.Format.SINGLE_ELIMINATION, Stage.Format.DOUBLE_ELIMINATION)
 
@@ -68,6 +69,62 @@ def pick_stage(tournament: Tournament, wanted: str | None, stages: list[Stage]) 
 
 
 @dataclass
+class StandingLine:
+    """One entrant's line of a stage's standings snapshot."""
+
+    rank: int
+    tied: bool
+    entrant_id: int
+    withdrawn: bool
+    games_played: int
+    metrics: dict
+    reason_data: dict | None = None
+    position: int = 0
+    stage: Stage | None = None
+    entrant: Entrant | None = None
+    cells: list = field(default_factory=list)
+
+    @property
+    def reason(self) -> str:
+        return reason_text(self.reason_data, str)
+
+
+def standing_lines(
+    tournament: Tournament,
+    *,
+    stage: Stage | None = None,
+    entrant: Entrant | None = None,
+    limit: int | None = None,
+) -> tuple[list[StandingLine], int]:
+    """Lines of the standings snapshots, stage by stage and best first, with their stage
+    and entrant (two queries), and how many lines there are in all.
+
+    ``stage`` keeps one stage, ``entrant`` one entrant's lines, ``limit`` the first lines.
+    """
+    snapshots = StandingsSnapshot.objects.filter(tournament=tournament).select_related("stage")
+    if stage is not None:
+        snapshots = snapshots.filter(stage=stage)
+    lines: list[StandingLine] = []
+    total = 0
+    for snapshot in snapshots.order_by("stage__order"):
+        rows = list(enumerate(snapshot_rows(snapshot.document), start=1))
+        total += len(rows)
+        if entrant is not None:
+            rows = [(n, row) for n, row in rows if row.entrant_id == entrant.pk]
+        elif limit:
+            rows = rows[:limit]
+        lines += [StandingLine(**vars(row), position=n, stage=snapshot.stage) for n, row in rows]
+    if entrant is not None:
+        for line in lines:
+            line.entrant = entrant
+    else:
+        entrants = Entrant.objects.in_bulk({line.entrant_id for line in lines})
+        for line in lines:
+            line.entrant = entrants.get(line.entrant_id)
+    return lines, total
+
+
+@dataclass
 class StandingsView:
     stage: Stage | None
     order: list[str]
@@ -98,10 +155,7 @@ def standings(
     ).hexdigest()[:20]
     rows, total = [], 0
     if stage is not None:
-        query = Standing.objects.filter(stage=stage)
-        total = query.count()
-        query = query.select_related("entrant").order_by("position")
-        rows = list(query[:limit] if limit else query)
+        rows, total = standing_lines(tournament, stage=stage, limit=limit)
         for row in rows:
             row.cells = [metric_text(row.metrics.get(key)) for key in order]
     return StandingsView(stage, order, rows, computed, stale, tag, total)

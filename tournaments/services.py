@@ -8,13 +8,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Case, Max, Value, When
 from django.utils import timezone
 from django.utils.text import slugify
 
 from accounts.models import Player
 from accounts.permissions import require
 from scoring.engine import ScoringError
+from scoring.models import Game
 from scoring.rulesets import PRESETS, get_ruleset
 from scoring.say import say
 from tournaments.entries import EntryLine, LineProblem, read_entries
@@ -29,6 +30,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.pairing.base import EntrantStub
+from tournaments.standings import side_results
 
 
 class TournamentError(Exception):
@@ -207,8 +209,6 @@ def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
             setattr(tournament, field, value)
         tournament.save()
         if "public" in changes:
-            from scoring.models import Game
-
             Game.objects.filter(match__round__stage__tournament=tournament).update(
                 public=tournament.public
             )
@@ -949,3 +949,35 @@ def _flag_changed_successors(stage: Stage, pairing, taken: dict[str, Match]) -> 
                 "check it before play goes on."
             )
             match.save(update_fields=["needs_attention", "attention_reason"])
+
+
+def record_seat_results(game: Game) -> int:
+    """Write the game's result on its match seats while it is finished, clear it otherwise.
+
+    Runs inside the scoring transaction that changed the game (``game_saved``); returns
+    the number of seats written.
+    """
+    seats = MatchSeat.objects.filter(match__game_id=game.pk)
+    if game.status != Game.Status.FINISHED:
+        return seats.exclude(total=None).update(**dict.fromkeys(MatchSeat.RESULT_FIELDS))
+    results = side_results(game.totals, game.tallies, game.winner)
+    everyone = sum(result.total for result in results)
+    columns = {
+        "total": [r.total for r in results],
+        "placement": [r.placement for r in results],
+        "won": [r.won for r in results],
+        "opponents_total": [everyone - r.total for r in results],
+        "hands_won": [r.hands_won for r in results],
+        "dominoes": [r.dominoes for r in results],
+        "penalties": [r.penalties for r in results],
+    }
+    return seats.update(
+        sides=len(results),
+        **{
+            name: Case(
+                *(When(position=i, then=Value(value)) for i, value in enumerate(values)),
+                output_field=MatchSeat._meta.get_field(name),
+            )
+            for name, values in columns.items()
+        },
+    )

@@ -7,10 +7,14 @@ small named function with a label and a direction; adding one is one registry en
 ``head_to_head`` looks only at the entrants still tied, so it gets the tied group.
 """
 
+import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import NamedTuple
+
+from scoring.engine import TALLY_ZERO
 
 
 # Results are named tuples: a thousand-entrant event loads some eight thousand of them
@@ -60,22 +64,39 @@ class StandingsSettings:
     include_live: bool = False
 
 
+# Points against are kept in sixths of a point: at tables of two to four sides an
+# entrant's share of the opponents' points is a whole number of sixths, so sums are
+# exact whatever order the games come in (the database adds them in its own order).
+SIXTHS = 6
+
+
 @dataclass(slots=True)
 class Record:
-    """What one entrant has done so far, summed over its games (and byes)."""
+    """What one entrant has done so far, summed over its games (and byes).
+
+    The sums are exact (integers, and games counted by table size and placement);
+    ``settle`` derives from them, once every game is in, the metrics that depend on the
+    settings, the byes or the other entrants.
+    """
 
     entrant_id: int
     seed: int
     withdrawn: bool = False
     games: int = 0
-    match_points: float = 0
     wins: int = 0
-    points_for: float = 0
-    points_against: float = 0
+    total: int = 0
+    against_sixths: int = 0
     hands_won: int = 0
     dominoes: int = 0
     penalties: int = 0
-    opponents: list[int] = field(default_factory=list)
+    byes: int = 0
+    places: dict = field(default_factory=dict)  # (sides, placement) -> games
+    wins_at: dict = field(default_factory=dict)  # sides -> games won
+    matches: list = field(default_factory=list)  # the games played, by id
+    match_points: float = 0
+    points_for: float = 0
+    points_against: float = 0
+    buchholz: float = 0
 
 
 @dataclass(frozen=True)
@@ -86,8 +107,14 @@ class StandingRow:
     withdrawn: bool
     games_played: int
     metrics: dict[str, float]
-    reason: str
-    reason_data: dict = field(default_factory=dict)
+    # Why this row sits above the next, as data: None for the last row, {} when the two
+    # are level on every tiebreaker, else the deciding metric, the two values and the
+    # metrics they were tied on.
+    reason_data: dict | None = None
+
+    @property
+    def reason(self) -> str:
+        return reason_text(self.reason_data, str)
 
 
 @dataclass(frozen=True)
@@ -200,7 +227,7 @@ METRICS: dict[str, Metric] = {
             gettext_noop("Buchholz"),
             True,
             gettext_noop("the opponents' match points, summed"),
-            lambda r, records: sum(records[o].match_points for o in r.opponents if o in records),
+            lambda r, _: r.buchholz,
         ),
         Metric(
             "seed",
@@ -213,11 +240,118 @@ METRICS: dict[str, Metric] = {
 }
 
 
+class SideResult(NamedTuple):
+    total: int
+    placement: int
+    won: bool
+    hands_won: int
+    dominoes: int
+    penalties: int
+
+
+def placements(totals: Sequence[int]) -> list[int]:
+    """Placement of each total, best first; equal totals share a placement."""
+    ordered = sorted(totals, reverse=True)
+    return [ordered.index(total) + 1 for total in totals]
+
+
+def side_results(totals: Mapping[str, int], tallies: Mapping, winner: str) -> list[SideResult]:
+    """A game's result per side, in side order: side i is the i-th of the side names in
+    order ("A" … or "A+C", "B+D"), and the entrant in match position i holds side i."""
+    names = sorted(totals)
+    scores = [totals[name] for name in names]
+    results = []
+    for name, score, place in zip(names, scores, placements(scores), strict=True):
+        tally = tallies.get(name) or TALLY_ZERO
+        results.append(
+            SideResult(
+                score,
+                place,
+                winner == name,
+                tally["hands_won"],
+                tally["dominoes"],
+                tally["penalties"],
+            )
+        )
+    return results
+
+
 def _points_for_place(settings: StandingsSettings, size: int, placement: int, won: bool) -> float:
     table = settings.placement_points.get(size)
     if table:
         return float(table.get(placement, 0))
     return 1.0 if won else 0.0
+
+
+def new_records(entrants: Iterable[EntrantInfo]) -> dict[int, Record]:
+    return {e.entrant_id: Record(e.entrant_id, e.seed, e.withdrawn) for e in entrants}
+
+
+def add_game(records: dict[int, Record], game: GameRow) -> None:
+    """Add one game's results to the records of the entrants who played it."""
+    results = game.entrants
+    size = len(results)
+    everyone = sum(result.total for result in results)
+    for result in results:
+        record = records.get(result.entrant_id)
+        if record is None:
+            continue
+        record.games += 1
+        record.total += result.total
+        if size > 1:
+            record.against_sixths += (everyone - result.total) * SIXTHS // (size - 1)
+        record.hands_won += result.hands_won
+        record.dominoes += result.dominoes
+        record.penalties += result.penalty_points
+        place = (size, result.placement)
+        record.places[place] = record.places.get(place, 0) + 1
+        if result.won:
+            record.wins += 1
+            record.wins_at[size] = record.wins_at.get(size, 0) + 1
+        record.matches.append(game.game_id)
+
+
+def settle(
+    records: Mapping[int, Record],
+    settings: StandingsSettings,
+    byes: Iterable[ByeRow],
+    average: float,
+) -> None:
+    """Count the byes and derive match points, points for and against, and Buchholz
+    (once, after every game was added).
+
+    ``average`` is the stage's average game total: under the ``win_average`` policy a
+    bye counts as a game won with it, against nothing.
+    """
+    if settings.bye_policy == "win_average":
+        for bye in byes:
+            record = records.get(bye.entrant_id)
+            if record is not None:
+                record.byes += 1
+    tables = settings.placement_points
+    bye_points = _points_for_place(settings, 2, 1, True)
+    for record in records.values():
+        parts = [
+            count * float(tables[size].get(placement, 0))
+            for (size, placement), count in record.places.items()
+            if tables.get(size)
+        ]
+        parts += [float(count) for size, count in record.wins_at.items() if not tables.get(size)]
+        parts.append(record.byes * bye_points)
+        record.match_points = math.fsum(parts)
+        record.points_for = record.total + record.byes * average
+        record.points_against = record.against_sixths / SIXTHS
+        record.games += record.byes
+        record.wins += record.byes
+    # Buchholz: per game, the match points of everyone else at the table, summed; from
+    # each table's sum, so that it costs one pass over the seats.
+    at_table: dict[int, float] = defaultdict(float)
+    for record in records.values():
+        for game_id in record.matches:
+            at_table[game_id] += record.match_points
+    for record in records.values():
+        others = math.fsum(at_table[game_id] for game_id in record.matches)
+        record.buchholz = round(others - len(record.matches) * record.match_points, 6)
 
 
 def _records(
@@ -226,43 +360,18 @@ def _records(
     settings: StandingsSettings,
     byes: Iterable[ByeRow],
 ) -> dict[int, Record]:
-    records = {e.entrant_id: Record(e.entrant_id, e.seed, e.withdrawn) for e in entrants}
+    records = new_records(entrants)
+    totals = 0
+    seats = 0
     for game in games:
-        results = game.entrants
-        size = len(results)
-        table = settings.placement_points.get(size)
-        # Against each entrant, the mean of the others' totals: (all - own) / (size - 1).
-        everyone = sum(result.total for result in results)
-        ids = [result.entrant_id for result in results]
-        for result in results:
-            record = records.get(result.entrant_id)
-            if record is None:
-                continue
-            record.games += 1
-            record.wins += result.won
-            record.match_points += (
-                float(table.get(result.placement, 0)) if table else float(result.won)
-            )
-            record.points_for += result.total
-            if size > 1:
-                record.points_against += (everyone - result.total) / (size - 1)
-            record.hands_won += result.hands_won
-            record.dominoes += result.dominoes
-            record.penalties += result.penalty_points
-            record.opponents += [i for i in ids if i != result.entrant_id]
-    if settings.bye_policy == "win_average":
-        totals = [e.total for game in games for e in game.entrants]
-        average = sum(totals) / len(totals) if totals else 0
-        for bye in byes:
-            record = records.get(bye.entrant_id)
-            if record is None:
-                continue
-            # A bye counts as a game won with the stage's average score, against nothing.
-            record.games += 1
-            record.wins += 1
-            record.match_points += _points_for_place(settings, 2, 1, True)
-            record.points_for += average
+        add_game(records, game)
+        totals += sum(result.total for result in game.entrants)
+        seats += len(game.entrants)
+    settle(records, settings, byes, totals / seats if seats else 0)
     return records
+
+
+GamesFor = Callable[[set[int]], Mapping[int, Sequence[GameRow]]]
 
 
 def compute_standings(
@@ -273,50 +382,79 @@ def compute_standings(
     byes: Iterable[ByeRow] = (),
 ) -> list[StandingRow]:
     """Rank every entrant by the settings' tiebreak order, explaining each place."""
+    check_order(settings)
+    counted = [g for g in games if g.finished or settings.include_live]
+    records = _records(entrants, counted, settings, list(byes))
+
+    def games_for(entrant_ids: set[int]) -> dict[int, list[GameRow]]:
+        games_of: dict[int, list[GameRow]] = defaultdict(list)
+        for game in counted:
+            for result in game.entrants:
+                if result.entrant_id in entrant_ids:
+                    games_of[result.entrant_id].append(game)
+        return games_of
+
+    return rank(records, settings, games_for)
+
+
+def check_order(settings: StandingsSettings) -> None:
     unknown = [key for key in settings.order if key not in METRICS]
     if unknown:
         raise ValueError(f"Unknown tiebreaker {unknown[0]!r}.")
-    counted = [g for g in games if g.finished or settings.include_live]
-    records = _records(entrants, counted, settings, list(byes))
+
+
+def rank(
+    records: Mapping[int, Record], settings: StandingsSettings, games_for: GamesFor
+) -> list[StandingRow]:
+    """Rank settled records by the settings' tiebreak order, explaining each place.
+
+    ``games_for`` gives the games of a set of entrants; it is called at most once, for
+    the entrants still tied when a metric that looks only at the tied (head to head)
+    is reached.
+    """
     values = {
         entrant_id: {key: metric.value(record, records) for key, metric in METRICS.items()}
         for entrant_id, record in records.items()
     }
-    # Head to head looks only at an entrant's own games: index them once.
-    games_of: dict[int, list[GameRow]] = defaultdict(list)
-    for game in counted:
-        for entrant in game.entrants:
-            games_of[entrant.entrant_id].append(game)
+    order = list(settings.order)
+    # Up to the first metric that looks only at the tied entrants, one sort ranks all.
+    split = next((i for i, key in enumerate(order) if METRICS[key].among), len(order))
+    prefix = [METRICS[key] for key in order[:split]]
+    keys = {
+        entrant_id: tuple(_key(metric, row[metric.key]) for metric in prefix)
+        for entrant_id, row in values.items()
+    }
+    in_order = sorted(records.values(), key=lambda r: (keys[r.entrant_id], r.entrant_id))
+    groups = [list(group) for _, group in groupby(in_order, key=lambda r: keys[r.entrant_id])]
     ordered: list[list[Record]] = []
-    _rank_group(
-        sorted(records.values(), key=lambda r: r.entrant_id),
-        list(settings.order),
-        values,
-        games_of,
-        ordered,
-    )
+    tied = {r.entrant_id for group in groups if len(group) > 1 for r in group}
+    games_of = games_for(tied) if tied and split < len(order) else {}
+    for group in groups:
+        if len(group) == 1 or split == len(order):
+            ordered.append(group)
+        else:
+            _rank_group(group, order[split:], values, games_of, ordered)
     rows: list[StandingRow] = []
     sequence = [(group, record) for group in ordered for record in group]
-    rank = 1
+    place = 1
     for index, (group, record) in enumerate(sequence):
         if index == 0 or sequence[index - 1][0] is not group:
-            rank = index + 1
+            place = index + 1
         following = sequence[index + 1][1] if index + 1 < len(sequence) else None
-        reason, reason_data = "", {}
+        reason_data = None
         if following is not None:
             if sequence[index + 1][0] is group:
-                reason = REASON_LEVEL
+                reason_data = {}
             else:
-                reason, reason_data = _reason(record, following, settings.order, values)
+                reason_data = _reason(record, following, settings.order, values)
         rows.append(
             StandingRow(
-                rank=rank,
+                rank=place,
                 tied=len(group) > 1,
                 entrant_id=record.entrant_id,
                 withdrawn=record.withdrawn,
                 games_played=record.games,
-                metrics=dict(values[record.entrant_id]),
-                reason=reason,
+                metrics=values[record.entrant_id],
                 reason_data=reason_data,
             )
         )
@@ -364,21 +502,23 @@ REASON_TIED_AHEAD = gettext_noop("tied on {tied}, ahead on {metric} {one} to {tw
 REASON_LEVEL = gettext_noop("level on every tiebreaker")
 
 
-def _reason(record: Record, following: Record, order, values) -> tuple[str, dict]:
-    """Why ``record`` sits above ``following``: in plain English, and as data that a page
-    can put in another language (the metric keys and the two values)."""
+def _reason(record: Record, following: Record, order, values) -> dict:
+    """Why ``record`` sits above ``following``, as data that a page can put in any
+    language: the deciding metric's key, the two values, the keys they were tied on."""
     one, two = values[record.entrant_id], values[following.entrant_id]
     tied_on = []
     for key in order:
         if one[key] != two[key]:
-            data = {"metric": key, "one": _fmt(one[key]), "two": _fmt(two[key]), "tied": tied_on}
-            return reason_text(data, lambda text: text), data
+            return {"metric": key, "one": _fmt(one[key]), "two": _fmt(two[key]), "tied": tied_on}
         tied_on.append(key)
-    return REASON_LEVEL, {}
+    return {}
 
 
-def reason_text(data: dict, translate) -> str:
-    """A reason built from its data, its words and metric labels put through ``translate``."""
+def reason_text(data: dict | None, translate) -> str:
+    """A reason told from its data, its words and metric labels put through ``translate``
+    (nothing for the last row, which has no reason)."""
+    if data is None:
+        return ""
     if not data:
         return translate(REASON_LEVEL)
     label = translate(METRICS[data["metric"]].label).lower()

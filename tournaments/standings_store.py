@@ -1,8 +1,12 @@
-"""Loading a tournament's results into plain rows and storing the standings snapshot.
+"""Loading a tournament's results for the standings, and storing the snapshot.
 
-``rebuild_standings`` reads everything with a fixed number of queries (whatever the
-number of entrants, games or hands), ranks each stage with the pure
-``tournaments.standings`` module and replaces the stage snapshots in one transaction.
+A finished game's result is kept on its match seats (``services.record_seat_results``,
+in the scoring transaction that finishes, corrects or reopens the game), so a recompute
+sums
+seat columns in the database instead of reading every game: one grouped query for the
+whole tournament, whatever the number of entrants, games or hands. Live games (when the
+tournament counts them) and the games of entrants still tied at head to head are read
+as rows. Each stage's snapshot is written as one document.
 """
 
 from collections import defaultdict
@@ -12,17 +16,24 @@ from django.db import connection, transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
-from scoring.engine import TALLY_ZERO
 from scoring.models import Game
-from tournaments.models import MatchSeat, Stage, Standing, StandingsState, Tournament
+from tournaments.models import MatchSeat, Stage, StandingsSnapshot, StandingsState, Tournament
 from tournaments.standings import (
+    METRICS,
+    SIXTHS,
     ByeRow,
     EntrantInfo,
     EntrantResult,
     GameRow,
+    Record,
     StandingRow,
     StandingsSettings,
-    compute_standings,
+    add_game,
+    check_order,
+    new_records,
+    rank,
+    settle,
+    side_results,
 )
 
 
@@ -40,15 +51,268 @@ def settings_for(tournament: Tournament) -> StandingsSettings:
     )
 
 
-def _placements(totals: list[int]) -> list[int]:
-    """Placement of each total, best first; equal totals share a placement."""
-    ordered = sorted(totals, reverse=True)
-    return [ordered.index(total) + 1 for total in totals]
+# --- loading ------------------------------------------------------------------------------
+
+# Per stage and entrant, the finished games' seat results summed: games by table size
+# and placement, wins by table size (what match points depend on), and the matches, to
+# find each entrant's opponents.
+PLACES = tuple((sides, placement) for sides in (2, 3, 4) for placement in range(1, sides + 1))
+RESULTS_SQL = """
+SELECT r.stage_id, ms.entrant_id, COUNT(*), SUM(ms.total),
+       SUM(ms.opponents_total * {sixths} / (ms.sides - 1)), SUM(ms.hands_won),
+       SUM(ms.dominoes), SUM(ms.penalties), {places}, {wins}, {matches}
+FROM tournaments_matchseat ms
+JOIN tournaments_round r ON r.id = ms.round_id
+JOIN tournaments_stage s ON s.id = r.stage_id
+WHERE s.tournament_id = %s AND ms.total IS NOT NULL
+GROUP BY r.stage_id, ms.entrant_id
+"""
+# Seats at the tables of bye matches and of live games (those only when counted).
+OTHER_SEATS_SQL = """
+SELECT m.id, r.stage_id, r.number, m.bye, ms.position, ms.entrant_id, g.winner,
+       g.totals, g.tallies
+FROM tournaments_matchseat ms
+JOIN tournaments_match m ON m.id = ms.match_id
+JOIN tournaments_round r ON r.id = ms.round_id
+JOIN tournaments_stage s ON s.id = r.stage_id
+LEFT JOIN scoring_game g ON g.id = m.game_id
+WHERE s.tournament_id = %s AND (m.bye OR (%s AND g.status = 'in_progress'))
+ORDER BY m.id, ms.position
+"""
+# Every seat of some finished games, for head to head.
+TABLES_SQL = """
+SELECT ms.match_id, r.number, ms.position, ms.entrant_id, ms.total, ms.placement, ms.won,
+       ms.hands_won, ms.dominoes, ms.penalties
+FROM tournaments_matchseat ms
+JOIN tournaments_round r ON r.id = ms.round_id
+WHERE ms.match_id IN ({matches}) AND ms.total IS NOT NULL
+ORDER BY ms.match_id, ms.position
+"""
 
 
-# Every match of the tournament with its game's totals and tallies (the hands won,
-# dominoes and penalty points the scoring services keep beside the totals), and every
-# seat: two plain reads, no hand rows.
+def _json(value):
+    """A JSON column read through a plain cursor comes as text."""
+    return orjson.loads(value) if isinstance(value, (str, bytes)) else value
+
+
+def _results_sql() -> str:
+    if connection.vendor == "postgresql":
+        matches = "string_agg(ms.match_id::text, ',')"
+    else:
+        matches = "group_concat(ms.match_id, ',')"
+    return RESULTS_SQL.format(
+        sixths=SIXTHS,
+        places=", ".join(
+            f"COUNT(*) FILTER (WHERE ms.sides = {sides} AND ms.placement = {placement})"
+            for sides, placement in PLACES
+        ),
+        wins=", ".join(
+            f"COUNT(*) FILTER (WHERE ms.won AND ms.sides = {sides})" for sides in (2, 3, 4)
+        ),
+        matches=matches,
+    )
+
+
+class StageRows:
+    """One stage's records as loaded, before the byes and derived metrics are settled."""
+
+    def __init__(self, stage_id: int, entrants: list[EntrantInfo]):
+        self.stage_id = stage_id
+        self.records: dict[int, Record] = new_records(entrants)
+        self.byes: list[ByeRow] = []
+        self.live: list[GameRow] = []
+        self.points = 0
+        self.seats = 0
+
+    @property
+    def average(self) -> float:
+        return self.points / self.seats if self.seats else 0
+
+
+def _stage_entrants(tournament: Tournament) -> dict[int, list[EntrantInfo]]:
+    """Every stage's entrants, in stage order (a stage without its own list has all)."""
+    stage_ids = list(
+        Stage.objects.filter(tournament=tournament).order_by("order").values_list("pk", flat=True)
+    )
+    infos = {
+        pk: EntrantInfo(pk, seed, withdrawn)
+        for pk, seed, withdrawn in tournament.entrants.values_list("pk", "seed", "withdrawn")
+    }
+    members: dict[int, list[EntrantInfo]] = defaultdict(list)
+    for stage_id, entrant_id in Stage.entrants.through.objects.filter(
+        stage__tournament=tournament
+    ).values_list("stage_id", "entrant_id"):
+        members[stage_id].append(infos[entrant_id])
+    return {pk: members.get(pk) or list(infos.values()) for pk in stage_ids}
+
+
+def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[int, StageRows]:
+    """Per stage id, every entrant's summed results, the byes and the counted live games."""
+    stages = {pk: StageRows(pk, infos) for pk, infos in _stage_entrants(tournament).items()}
+    with connection.cursor() as cursor:
+        cursor.execute(_results_sql(), [tournament.pk])
+        grouped = cursor.fetchall()
+        cursor.execute(OTHER_SEATS_SQL, [tournament.pk, settings.include_live])
+        others = cursor.fetchall()
+    places_at = len(PLACES)
+    for stage_id, entrant_id, games, total, against_sixths, *rest in grouped:
+        hands_won, dominoes, penalties = rest[:3]
+        counts, wins, matches = rest[3 : 3 + places_at], rest[3 + places_at : -1], rest[-1]
+        stage = stages[stage_id]
+        stage.points += total
+        stage.seats += games
+        record = stage.records.get(entrant_id)
+        if record is None:
+            continue
+        record.games += games
+        record.total += total
+        record.against_sixths += against_sixths
+        record.hands_won += hands_won
+        record.dominoes += dominoes
+        record.penalties += penalties
+        record.places.update((place, n) for place, n in zip(PLACES, counts, strict=True) if n)
+        record.wins_at.update((sides, n) for sides, n in zip((2, 3, 4), wins, strict=True) if n)
+        record.wins += sum(wins)
+        record.matches += [int(match_id) for match_id in matches.split(",")]
+    tables: dict[int, list] = defaultdict(list)
+    for row in others:
+        tables[row[0]].append(row)
+    for seats in tables.values():
+        match_id, stage_id, number, bye, _, _, winner, totals, tallies = seats[0]
+        stage = stages[stage_id]
+        if bye:
+            stage.byes.extend(ByeRow(seat[5], number) for seat in seats)
+            continue
+        results = side_results(_json(totals), _json(tallies), winner)
+        game = GameRow(
+            match_id,
+            number,
+            tuple(
+                EntrantResult(seat[5], seat[4], *result)
+                for seat, result in zip(seats, results, strict=True)
+            ),
+            finished=False,
+        )
+        stage.live.append(game)
+        add_game(stage.records, game)
+        stage.points += sum(result.total for result in results)
+        stage.seats += len(results)
+    return stages
+
+
+def _games_for(stage: StageRows):
+    """Head to head's games for a set of entrants: the finished games in which two of them
+    met (one query; a game with only one of them adds nothing), and the live games."""
+
+    def games_for(entrant_ids: set[int]) -> dict[int, list[GameRow]]:
+        seen: dict[int, int] = defaultdict(int)
+        for entrant_id in entrant_ids:
+            for match_id in stage.records[entrant_id].matches:
+                seen[match_id] += 1
+        shared = sorted(match_id for match_id, count in seen.items() if count > 1)
+        seats = []
+        if shared:
+            with connection.cursor() as cursor:
+                cursor.execute(TABLES_SQL.format(matches=", ".join(["%s"] * len(shared))), shared)
+                seats = cursor.fetchall()
+        tables: dict[int, list] = defaultdict(list)
+        for seat in seats:
+            tables[seat[0]].append(seat)
+        games = [
+            GameRow(
+                match_id,
+                rows[0][1],
+                tuple(EntrantResult(row[3], row[2], *row[4:]) for row in rows),
+            )
+            for match_id, rows in tables.items()
+        ]
+        games_of: dict[int, list[GameRow]] = defaultdict(list)
+        for game in games + stage.live:
+            for result in game.entrants:
+                if result.entrant_id in entrant_ids:
+                    games_of[result.entrant_id].append(game)
+        return games_of
+
+    return games_for
+
+
+def rank_stages(tournament: Tournament) -> dict[int, list[StandingRow]]:
+    """Every stage's standings computed now, in stage order."""
+    settings = settings_for(tournament)
+    check_order(settings)
+    ranked = {}
+    for stage_id, stage in load_records(tournament, settings).items():
+        settle(stage.records, settings, stage.byes, stage.average)
+        ranked[stage_id] = rank(stage.records, settings, _games_for(stage))
+    return ranked
+
+
+# --- the snapshot -------------------------------------------------------------------------
+
+
+def snapshot_document(rows: list[StandingRow]) -> str:
+    """A stage's ranked rows as a snapshot document (see ``StandingsSnapshot``)."""
+    keys = list(METRICS)
+    lines = [
+        [
+            row.entrant_id,
+            row.rank,
+            row.tied,
+            row.withdrawn,
+            row.games_played,
+            [row.metrics[key] for key in keys],
+            row.reason_data,
+        ]
+        for row in rows
+    ]
+    return orjson.dumps({"metrics": keys, "lines": lines}).decode()
+
+
+def snapshot_rows(document: str) -> list[StandingRow]:
+    """The rows of a snapshot document, best first."""
+    data = orjson.loads(document)
+    keys = data["metrics"]
+    return [
+        StandingRow(
+            rank, tied, entrant_id, withdrawn, games, dict(zip(keys, values, strict=True)), reason
+        )
+        for entrant_id, rank, tied, withdrawn, games, values, reason in data["lines"]
+    ]
+
+
+def _write_snapshots(tournament_id: int, computed_at, ranked: dict[int, list]) -> None:
+    """Replace the tournament's snapshots: one row per stage, its lines as one document."""
+    StandingsSnapshot.objects.filter(tournament_id=tournament_id).delete()
+    StandingsSnapshot.objects.bulk_create(
+        StandingsSnapshot(
+            tournament_id=tournament_id,
+            stage_id=stage_id,
+            computed_at=computed_at,
+            document=snapshot_document(rows),
+        )
+        for stage_id, rows in ranked.items()
+    )
+
+
+def rebuild_standings(tournament_id: int) -> int:
+    """Recompute and replace every stage's snapshot of one tournament; returns lines written."""
+    tournament = Tournament.objects.get(pk=tournament_id)
+    started = timezone.now()
+    ranked = rank_stages(tournament)
+    last_hand = Game.objects.filter(match__round__stage__tournament=tournament).aggregate(
+        at=Max("last_hand_at")
+    )["at"]
+    with transaction.atomic():
+        _write_snapshots(tournament.pk, started, ranked)
+        state, _ = StandingsState.objects.get_or_create(tournament=tournament)
+        StandingsState.objects.filter(pk=state.pk).update(
+            computed_at=started, last_hand_at=last_hand, runs=F("runs") + 1
+        )
+    return sum(len(rows) for rows in ranked.values())
+
+
+# --- the reference path: every game read as rows -----------------------------------------
+
 MATCHES_SQL = """
 SELECT m.id, r.stage_id, r.number, m.bye, g.id, g.status, g.winner, g.totals, g.tallies
 FROM tournaments_match m
@@ -67,29 +331,10 @@ WHERE s.tournament_id = %s
 """
 
 
-def _json(value):
-    """A JSON column read through a plain cursor comes as text; orjson parses the four
-    thousand small objects of a large event several times faster than ``json``."""
-    return orjson.loads(value) if isinstance(value, (str, bytes)) else value
-
-
 def load_rows(tournament: Tournament) -> dict[int, tuple[list, list, list]]:
-    """Per stage id: (entrant infos, game rows, bye rows), in a fixed number of queries."""
-    stage_ids = list(
-        Stage.objects.filter(tournament=tournament).order_by("order").values_list("pk", flat=True)
-    )
-    infos = {
-        pk: EntrantInfo(pk, seed, withdrawn)
-        for pk, seed, withdrawn in tournament.entrants.values_list("pk", "seed", "withdrawn")
-    }
-    members: dict[int, list[EntrantInfo]] = defaultdict(list)
-    for stage_id, entrant_id in Stage.entrants.through.objects.filter(
-        stage__tournament=tournament
-    ).values_list("stage_id", "entrant_id"):
-        members[stage_id].append(infos[entrant_id])
-    per_stage: dict[int, tuple[list, list, list]] = {
-        pk: (members.get(pk) or list(infos.values()), [], []) for pk in stage_ids
-    }
+    """Per stage id: (entrant infos, game rows, bye rows) read from the games themselves,
+    for ``compute_standings``; the seat results must always rank the same way."""
+    per_stage = {pk: (infos, [], []) for pk, infos in _stage_entrants(tournament).items()}
     with connection.cursor() as cursor:
         cursor.execute(MATCHES_SQL, [tournament.pk])
         matches = cursor.fetchall()
@@ -99,144 +344,27 @@ def load_rows(tournament: Tournament) -> dict[int, tuple[list, list, list]]:
     for match_id, position, entrant_id in seats:
         seats_of[match_id].append((position, entrant_id))
     live = (Game.Status.IN_PROGRESS, Game.Status.FINISHED)
-    finished = Game.Status.FINISHED
-    for match_id, stage_id, round_number, bye, game_id, status, winner, totals, tallies in matches:
+    for match_id, stage_id, number, bye, game_id, status, winner, totals, tallies in matches:
         table = sorted(seats_of[match_id])
         stage_rows = per_stage[stage_id]
         if bye:
-            stage_rows[2].extend(ByeRow(entrant_id, round_number) for _, entrant_id in table)
+            stage_rows[2].extend(ByeRow(entrant_id, number) for _, entrant_id in table)
             continue
         if game_id is None or status not in live:
             continue
-        totals, tallies = _json(totals), _json(tallies)
-        # Side i of a game is the i-th of its side names in order ("A" … or "A+C", "B+D"),
-        # and the entrant in match position i holds side i.
-        names = sorted(totals)
-        scores = [totals[names[position]] for position, _ in table]
-        places = _placements(scores)
-        results = []
-        for (position, entrant_id), total, place in zip(table, scores, places, strict=True):
-            name = names[position]
-            tally = tallies.get(name) or TALLY_ZERO
-            results.append(
-                EntrantResult(
-                    entrant_id,
-                    position,
-                    total,
-                    place,
-                    winner == name,
-                    tally["hands_won"],
-                    tally["dominoes"],
-                    tally["penalties"],
-                )
+        results = side_results(_json(totals), _json(tallies), winner)
+        stage_rows[1].append(
+            GameRow(
+                game_id,
+                number,
+                tuple(
+                    EntrantResult(entrant_id, position, *result)
+                    for (position, entrant_id), result in zip(table, results, strict=True)
+                ),
+                status == Game.Status.FINISHED,
             )
-        stage_rows[1].append(GameRow(game_id, round_number, tuple(results), status == finished))
+        )
     return per_stage
-
-
-_COLUMNS = (
-    "tournament_id",
-    "stage_id",
-    "entrant_id",
-    "rank",
-    "position",
-    "tied",
-    "games_played",
-    "metrics",
-    "reason",
-    "reason_data",
-    "withdrawn",
-    "computed_at",
-)
-
-
-def _copy_text(value) -> str:
-    """One value in PostgreSQL's COPY text format."""
-    if value is None:
-        return "\\N"
-    if value is True or value is False:
-        return "t" if value else "f"
-    text = str(value)
-    if "\\" in text or "\t" in text or "\n" in text or "\r" in text:
-        text = (
-            text.replace("\\", "\\\\")
-            .replace("\t", "\\t")
-            .replace("\n", "\\n")
-            .replace("\r", "\\r")
-        )
-    return text
-
-
-def _insert(tournament_id: int, computed_at, rows: list[tuple[int, int, StandingRow]]) -> None:
-    """Write a snapshot's rows: on PostgreSQL one COPY stream, written as text here (a
-    thousand rows with two JSON columns each), else one bulk insert."""
-    if connection.vendor != "postgresql":
-        Standing.objects.bulk_create(
-            Standing(
-                tournament_id=tournament_id,
-                stage_id=stage_id,
-                entrant_id=row.entrant_id,
-                rank=row.rank,
-                position=position,
-                tied=row.tied,
-                games_played=row.games_played,
-                metrics=row.metrics,
-                reason=row.reason[:300],
-                reason_data=row.reason_data,
-                withdrawn=row.withdrawn,
-                computed_at=computed_at,
-            )
-            for stage_id, position, row in rows
-        )
-        return
-    stamp = computed_at.isoformat()
-    lines = [
-        "\t".join(
-            (
-                str(tournament_id),
-                str(stage_id),
-                str(row.entrant_id),
-                str(row.rank),
-                str(position),
-                _copy_text(row.tied),
-                str(row.games_played),
-                _copy_text(orjson.dumps(row.metrics).decode()),
-                _copy_text(row.reason[:300]),
-                _copy_text(orjson.dumps(row.reason_data).decode()),
-                _copy_text(row.withdrawn),
-                stamp,
-            )
-        )
-        for stage_id, position, row in rows
-    ]
-    table = Standing._meta.db_table
-    with connection.cursor() as cursor:
-        raw = cursor.cursor  # psycopg's own cursor
-        with raw.copy(f"COPY {table} ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
-            copy.write("\n".join(lines) + "\n")
-
-
-def rebuild_standings(tournament_id: int) -> int:
-    """Recompute and replace every stage's snapshot of one tournament; returns rows written."""
-    tournament = Tournament.objects.get(pk=tournament_id)
-    started = timezone.now()
-    per_stage = load_rows(tournament)
-    settings = settings_for(tournament)
-    snapshot = []
-    for stage_id, (entrants, games, byes) in per_stage.items():
-        rows = compute_standings(entrants, games, settings, byes=byes)
-        snapshot.extend((stage_id, position, row) for position, row in enumerate(rows, start=1))
-    last_hand = Game.objects.filter(match__round__stage__tournament=tournament).aggregate(
-        at=Max("last_hand_at")
-    )["at"]
-    with transaction.atomic():
-        Standing.objects.filter(tournament=tournament).delete()
-        _insert(tournament.pk, started, snapshot)
-        state, _ = StandingsState.objects.get_or_create(tournament=tournament)
-        StandingsState.objects.filter(pk=state.pk).update(
-            computed_at=started, last_hand_at=last_hand, runs=F("runs") + 1
-        )
-    return len(snapshot)
 
 
 def stage_ranking(stage: Stage, *, per_pool: int | None = None) -> list[int]:
@@ -246,10 +374,7 @@ def stage_ranking(stage: Stage, *, per_pool: int | None = None) -> list[int]:
     """
     from tournaments.pairing.pools import advancers
 
-    tournament = stage.tournament
-    entrants, games, byes = load_rows(tournament)[stage.pk]
-    rows = compute_standings(entrants, games, settings_for(tournament), byes=byes)
-    order = [row.entrant_id for row in rows]
+    order = [row.entrant_id for row in rank_stages(stage.tournament)[stage.pk]]
     if not per_pool:
         return order
     pool_of: dict[int, str] = dict(

@@ -16,7 +16,7 @@ from django.utils.translation import gettext
 from accounts.permissions import allowed
 from scoring import wording
 from tournaments import exports, selectors
-from tournaments.models import Entrant, Stage, Standing, Tournament
+from tournaments.models import Entrant, Stage, Tournament
 from tournaments.standings import METRICS
 
 
@@ -141,9 +141,7 @@ def entrant_page(request, slug: str, pk: int):
     entrant = get_object_or_404(
         Entrant.objects.select_related("tournament"), pk=pk, tournament=tournament
     )
-    lines = list(
-        Standing.objects.filter(entrant=entrant).select_related("stage").order_by("stage__order")
-    )
+    lines, _ = selectors.standing_lines(tournament, entrant=entrant)
     return render(
         request,
         "tournaments/entrant.html",

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 
 from scoring.models import Game
 from scoring.selectors import replay_all
-from tournaments.models import Match, Round, Standing, Tournament
+from tournaments.models import Match, Round, StandingsSnapshot, Tournament
 
 
 @pytest.mark.django_db(transaction=True)
@@ -49,7 +49,7 @@ def test_load_demo_builds_three_events_with_logins():
     assert {g.status for g in second} == {"finished", "in_progress"}
 
     for tournament in (open_, league, cup):
-        assert Standing.objects.filter(tournament=tournament).exists()
+        assert StandingsSnapshot.objects.filter(tournament=tournament).exists()
     replays = replay_all(Game.objects.all())
     assert replays and all(r.agrees for r in replays), [
         r.describe() for r in replays if not r.agrees

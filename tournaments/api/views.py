@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from accounts.idempotency import run_once
 from accounts.permissions import allowed
 from scoring.i18n import told
-from tournaments import services
+from tournaments import selectors, services
 from tournaments.api import serializers as s
 from tournaments.models import (
     Entrant,
@@ -24,7 +24,6 @@ from tournaments.models import (
     MatchSeat,
     Round,
     Stage,
-    Standing,
     StandingsState,
     Tournament,
 )
@@ -385,7 +384,7 @@ class StandingsView(TournamentMixin, APIView):
             response["ETag"] = tag
             return response
         order = list(tournament.tiebreak_order)
-        rows = Standing.objects.filter(stage=stage).select_related("entrant").order_by("position")
+        rows, _ = selectors.standing_lines(tournament, stage=stage)
         body = {
             "stage": stage.order,
             "order": order,

@@ -3,7 +3,7 @@
 from django import template
 from django.utils.translation import gettext
 
-from tournaments.standings import REASON_LEVEL, reason_text
+from tournaments.standings import reason_text
 
 register = template.Library()
 
@@ -11,8 +11,4 @@ register = template.Library()
 @register.filter
 def reason_told(row):
     """A standings row's reason in the active language (from the data stored with it)."""
-    if not row.reason:
-        return ""
-    if row.reason_data or row.reason == REASON_LEVEL:
-        return reason_text(row.reason_data, gettext)
-    return row.reason
+    return reason_text(row.reason_data, gettext)
