@@ -113,7 +113,9 @@ def standing_lines(
             rows = [(n, row) for n, row in rows if row.entrant_id == entrant.pk]
         elif limit:
             rows = rows[:limit]
-        lines += [StandingLine(**vars(row), position=n, stage=snapshot.stage) for n, row in rows]
+        lines += [
+            StandingLine(**row._asdict(), position=n, stage=snapshot.stage) for n, row in rows
+        ]
     if entrant is not None:
         for line in lines:
             line.entrant = entrant

@@ -11,7 +11,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import groupby
+from operator import attrgetter
 from typing import NamedTuple
 
 from scoring.engine import TALLY_ZERO
@@ -99,8 +99,7 @@ class Record:
     buchholz: float = 0
 
 
-@dataclass(frozen=True)
-class StandingRow:
+class StandingRow(NamedTuple):
     rank: int
     tied: bool
     entrant_id: int
@@ -123,7 +122,7 @@ class Metric:
     label: str
     higher_is_better: bool
     explain: str
-    value: Callable[[Record, Mapping[int, Record]], float]
+    value: Callable[[Record], float]
     # Metrics that look only at the tied entrants take the group instead.
     among: Callable[[Record, Sequence[Record], Sequence[GameRow]], float] | None = None
 
@@ -159,57 +158,57 @@ METRICS: dict[str, Metric] = {
             gettext_noop(
                 "placement points per game (a win 1, else 0, unless the organizer set a table)"
             ),
-            lambda r, _: r.match_points,
+            attrgetter("match_points"),
         ),
-        Metric("wins", gettext_noop("Wins"), True, gettext_noop("games won"), lambda r, _: r.wins),
+        Metric("wins", gettext_noop("Wins"), True, gettext_noop("games won"), attrgetter("wins")),
         Metric(
             "points_for",
             gettext_noop("Points for"),
             True,
             gettext_noop("the entrant's game totals, summed"),
-            lambda r, _: r.points_for,
+            attrgetter("points_for"),
         ),
         Metric(
             "points_against",
             gettext_noop("Points against"),
             False,
             gettext_noop("per game, the opponent's total (or the opponents' mean), summed"),
-            lambda r, _: round(r.points_against, 2),
+            lambda r: round(r.points_against, 2),
         ),
         Metric(
             "point_differential",
             gettext_noop("Point differential"),
             True,
             gettext_noop("points for less points against"),
-            lambda r, _: round(r.points_for - r.points_against, 2),
+            lambda r: round(r.points_for - r.points_against, 2),
         ),
         Metric(
             "average_points",
             gettext_noop("Average points"),
             True,
             gettext_noop("points for per game played"),
-            lambda r, _: round(r.points_for / r.games, 2) if r.games else 0,
+            lambda r: round(r.points_for / r.games, 2) if r.games else 0,
         ),
         Metric(
             "hands_won",
             gettext_noop("Hands won"),
             True,
             gettext_noop("hands won"),
-            lambda r, _: r.hands_won,
+            attrgetter("hands_won"),
         ),
         Metric(
             "dominoes",
             gettext_noop("Dominoes"),
             True,
             gettext_noop("hands ended by going out"),
-            lambda r, _: r.dominoes,
+            attrgetter("dominoes"),
         ),
         Metric(
             "penalties",
             gettext_noop("Penalties"),
             False,
             gettext_noop("penalty points (fewer is better)"),
-            lambda r, _: r.penalties,
+            attrgetter("penalties"),
         ),
         Metric(
             "head_to_head",
@@ -219,7 +218,7 @@ METRICS: dict[str, Metric] = {
                 "among the tied entrants only: games won against each other, or times "
                 "finishing above another at tables of three or four"
             ),
-            lambda r, _: 0,
+            lambda r: 0,
             among=_head_to_head,
         ),
         Metric(
@@ -227,14 +226,14 @@ METRICS: dict[str, Metric] = {
             gettext_noop("Buchholz"),
             True,
             gettext_noop("the opponents' match points, summed"),
-            lambda r, _: r.buchholz,
+            attrgetter("buchholz"),
         ),
         Metric(
             "seed",
             gettext_noop("Seed"),
             False,
             gettext_noop("the entrant's seed: the final, fixed fallback"),
-            lambda r, _: r.seed,
+            attrgetter("seed"),
         ),
     )
 }
@@ -331,14 +330,17 @@ def settle(
     tables = settings.placement_points
     bye_points = _points_for_place(settings, 2, 1, True)
     for record in records.values():
-        parts = [
-            count * float(tables[size].get(placement, 0))
-            for (size, placement), count in record.places.items()
-            if tables.get(size)
-        ]
-        parts += [float(count) for size, count in record.wins_at.items() if not tables.get(size)]
-        parts.append(record.byes * bye_points)
-        record.match_points = math.fsum(parts)
+        if tables:
+            parts = [
+                count * float(tables[size].get(placement, 0))
+                for (size, placement), count in record.places.items()
+                if tables.get(size)
+            ]
+            parts += [float(n) for size, n in record.wins_at.items() if not tables.get(size)]
+            parts.append(record.byes * bye_points)
+            record.match_points = math.fsum(parts)
+        else:  # a win 1, else 0: whole numbers, summed exactly
+            record.match_points = float(record.wins + record.byes)
         record.points_for = record.total + record.byes * average
         record.points_against = record.against_sixths / SIXTHS
         record.games += record.byes
@@ -412,20 +414,31 @@ def rank(
     the entrants still tied when a metric that looks only at the tied (head to head)
     is reached.
     """
+    # Every metric of every entrant, a metric at a time (most are attribute reads).
+    everyone = list(records.values())
+    columns = {key: list(map(metric.value, everyone)) for key, metric in METRICS.items()}
     values = {
-        entrant_id: {key: metric.value(record, records) for key, metric in METRICS.items()}
-        for entrant_id, record in records.items()
+        record.entrant_id: dict(zip(METRICS, row, strict=True))
+        for record, row in zip(everyone, zip(*columns.values(), strict=True), strict=True)
     }
     order = list(settings.order)
-    # Up to the first metric that looks only at the tied entrants, one sort ranks all.
+    # Up to the first metric that looks only at the tied entrants, one sort ranks all:
+    # by those metrics (best first), then by entrant id to fix the order of equals.
     split = next((i for i, key in enumerate(order) if METRICS[key].among), len(order))
-    prefix = [METRICS[key] for key in order[:split]]
-    keys = {
-        entrant_id: tuple(_key(metric, row[metric.key]) for metric in prefix)
-        for entrant_id, row in values.items()
-    }
-    in_order = sorted(records.values(), key=lambda r: (keys[r.entrant_id], r.entrant_id))
-    groups = [list(group) for _, group in groupby(in_order, key=lambda r: keys[r.entrant_id])]
+    signed = [
+        [-value for value in columns[key]] if METRICS[key].higher_is_better else columns[key]
+        for key in order[:split]
+    ]
+    keys = list(zip(*signed, strict=True)) if signed else [()] * len(everyone)
+    ids = [record.entrant_id for record in everyone]
+    groups: list[list[Record]] = []
+    previous = None
+    for key, _, record in sorted(zip(keys, ids, everyone, strict=True)):
+        if key == previous:
+            groups[-1].append(record)
+        else:
+            groups.append([record])
+            previous = key
     ordered: list[list[Record]] = []
     tied = {r.entrant_id for group in groups if len(group) > 1 for r in group}
     games_of = games_for(tied) if tied and split < len(order) else {}
@@ -449,13 +462,13 @@ def rank(
                 reason_data = _reason(record, following, settings.order, values)
         rows.append(
             StandingRow(
-                rank=place,
-                tied=len(group) > 1,
-                entrant_id=record.entrant_id,
-                withdrawn=record.withdrawn,
-                games_played=record.games,
-                metrics=values[record.entrant_id],
-                reason_data=reason_data,
+                place,
+                len(group) > 1,
+                record.entrant_id,
+                record.withdrawn,
+                record.games,
+                values[record.entrant_id],
+                reason_data,
             )
         )
     return rows

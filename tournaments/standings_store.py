@@ -10,6 +10,7 @@ as rows. Each stage's snapshot is written as one document.
 """
 
 from collections import defaultdict
+from operator import itemgetter
 
 import orjson
 from django.db import connection, transaction
@@ -129,21 +130,29 @@ class StageRows:
         return self.points / self.seats if self.seats else 0
 
 
+STAGES_SQL = """
+SELECT s.id, m.entrant_id
+FROM tournaments_stage s
+LEFT JOIN {members} m ON m.stage_id = s.id
+WHERE s.tournament_id = %s
+ORDER BY s."order"
+"""
+ENTRANTS_SQL = "SELECT id, seed, withdrawn FROM tournaments_entrant WHERE tournament_id = %s"
+
+
 def _stage_entrants(tournament: Tournament) -> dict[int, list[EntrantInfo]]:
     """Every stage's entrants, in stage order (a stage without its own list has all)."""
-    stage_ids = list(
-        Stage.objects.filter(tournament=tournament).order_by("order").values_list("pk", flat=True)
-    )
-    infos = {
-        pk: EntrantInfo(pk, seed, withdrawn)
-        for pk, seed, withdrawn in tournament.entrants.values_list("pk", "seed", "withdrawn")
-    }
-    members: dict[int, list[EntrantInfo]] = defaultdict(list)
-    for stage_id, entrant_id in Stage.entrants.through.objects.filter(
-        stage__tournament=tournament
-    ).values_list("stage_id", "entrant_id"):
-        members[stage_id].append(infos[entrant_id])
-    return {pk: members.get(pk) or list(infos.values()) for pk in stage_ids}
+    members_table = Stage.entrants.through._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(ENTRANTS_SQL, [tournament.pk])
+        infos = {pk: EntrantInfo(pk, seed, bool(withdrawn)) for pk, seed, withdrawn in cursor}
+        cursor.execute(STAGES_SQL.format(members=members_table), [tournament.pk])
+        members: dict[int, list[EntrantInfo]] = {}
+        for stage_id, entrant_id in cursor.fetchall():
+            listed = members.setdefault(stage_id, [])
+            if entrant_id is not None:
+                listed.append(infos[entrant_id])
+    return {pk: listed or list(infos.values()) for pk, listed in members.items()}
 
 
 def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[int, StageRows]:
@@ -155,9 +164,17 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
         cursor.execute(OTHER_SEATS_SQL, [tournament.pk, settings.include_live])
         others = cursor.fetchall()
     places_at = len(PLACES)
-    for stage_id, entrant_id, games, total, against_sixths, *rest in grouped:
-        hands_won, dominoes, penalties = rest[:3]
-        counts, wins, matches = rest[3 : 3 + places_at], rest[3 + places_at : -1], rest[-1]
+    for (
+        stage_id,
+        entrant_id,
+        games,
+        total,
+        against_sixths,
+        hands_won,
+        dominoes,
+        penalties,
+        *rest,
+    ) in grouped:
         stage = stages[stage_id]
         stage.points += total
         stage.seats += games
@@ -170,10 +187,14 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
         record.hands_won += hands_won
         record.dominoes += dominoes
         record.penalties += penalties
-        record.places.update((place, n) for place, n in zip(PLACES, counts, strict=True) if n)
-        record.wins_at.update((sides, n) for sides, n in zip((2, 3, 4), wins, strict=True) if n)
-        record.wins += sum(wins)
-        record.matches += [int(match_id) for match_id in matches.split(",")]
+        for index, count in enumerate(rest[:places_at]):
+            if count:
+                record.places[PLACES[index]] = count
+        for sides, count in zip((2, 3, 4), rest[places_at:-1], strict=True):
+            if count:
+                record.wins_at[sides] = count
+                record.wins += count
+        record.matches += map(int, rest[-1].split(","))
     tables: dict[int, list] = defaultdict(list)
     for row in others:
         tables[row[0]].append(row)
@@ -253,16 +274,17 @@ def rank_stages(tournament: Tournament) -> dict[int, list[StandingRow]]:
 def snapshot_document(rows: list[StandingRow]) -> str:
     """A stage's ranked rows as a snapshot document (see ``StandingsSnapshot``)."""
     keys = list(METRICS)
+    metrics_of = itemgetter(*keys)
     lines = [
-        [
+        (
             row.entrant_id,
             row.rank,
             row.tied,
             row.withdrawn,
             row.games_played,
-            [row.metrics[key] for key in keys],
+            metrics_of(row.metrics),
             row.reason_data,
-        ]
+        )
         for row in rows
     ]
     return orjson.dumps({"metrics": keys, "lines": lines}).decode()
@@ -304,10 +326,9 @@ def rebuild_standings(tournament_id: int) -> int:
     )["at"]
     with transaction.atomic():
         _write_snapshots(tournament.pk, started, ranked)
-        state, _ = StandingsState.objects.get_or_create(tournament=tournament)
-        StandingsState.objects.filter(pk=state.pk).update(
-            computed_at=started, last_hand_at=last_hand, runs=F("runs") + 1
-        )
+        stamp = {"computed_at": started, "last_hand_at": last_hand, "runs": F("runs") + 1}
+        if not StandingsState.objects.filter(tournament=tournament).update(**stamp):
+            StandingsState.objects.create(tournament=tournament, **{**stamp, "runs": 1})
     return sum(len(rows) for rows in ranked.values())
 
 
