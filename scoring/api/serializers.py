@@ -167,6 +167,10 @@ class GameCreateSerializer(serializers.Serializer):
         return resolved
 
 
+FIRST_HAND, LAST_HAND = 1, 10_000
+ENDINGS = frozenset(Hand.Ended.values)
+
+
 class InPlaySerializer(serializers.Serializer):
     seat = serializers.CharField(max_length=1)
     points = serializers.IntegerField()
@@ -175,7 +179,7 @@ class InPlaySerializer(serializers.Serializer):
 class HandInputSerializer(serializers.Serializer):
     """What a referee sends for the end of a hand."""
 
-    number = serializers.IntegerField(min_value=1, max_value=10_000)
+    number = serializers.IntegerField(min_value=FIRST_HAND, max_value=LAST_HAND)
     ended = serializers.ChoiceField(choices=Hand.Ended.choices)
     domino_by = serializers.CharField(max_length=1, required=False, allow_null=True, default=None)
     pips = serializers.JSONField(required=False, default=None)
@@ -194,6 +198,76 @@ class HandInputSerializer(serializers.Serializer):
                 {"pips": ["Give the pips left in every hand, or the tiles (not both)."]}
             )
         return attrs
+
+
+def validated_hand_body(body) -> dict:
+    """The end of a hand as ``HandInputSerializer`` validates it; raises its ValidationError.
+
+    A body of seat letters, whole numbers and pips is read directly: building the
+    serializer costs a fresh copy of its fields (and the in-play ones) per request.
+    Anything else goes through the serializer, so every refusal keeps its words.
+    """
+    hand = plain_hand_body(body)
+    if hand is None:
+        serializer = HandInputSerializer(data=body)
+        serializer.is_valid(raise_exception=True)
+        hand = serializer.validated_data
+    return hand
+
+
+def plain_hand_body(body) -> dict | None:
+    """What ``HandInputSerializer`` would make of a plain, valid hand body; None for any
+    other body (tiles, strings for numbers, padded letters, a refusal ...)."""
+    if type(body) is not dict or "tiles" in body or "lowest_tiles" in body:
+        return None
+    number, ended, pips = body.get("number"), body.get("ended"), body.get("pips")
+    domino_by, leader = body.get("domino_by"), body.get("leader")
+    in_play = body.get("in_play", [])
+    if not (
+        type(number) is int
+        and FIRST_HAND <= number <= LAST_HAND
+        and type(ended) is str
+        and ended in ENDINGS
+        and (domino_by is None or _is_seat_letter(domino_by))
+        and (leader is None or _is_seat_letter(leader))
+        and _is_plain_pips(pips)
+        and type(in_play) is list
+        and all(_is_plain_in_play(entry) for entry in in_play)
+    ):
+        return None
+    if ended == Hand.Ended.DOMINO and domino_by is None:
+        return None
+    if ended == Hand.Ended.BLOCK and domino_by is not None:
+        return None
+    return {
+        "number": number,
+        "ended": ended,
+        "domino_by": domino_by,
+        "pips": pips,
+        "tiles": None,
+        "leader": leader,
+        "in_play": [{"seat": entry["seat"], "points": entry["points"]} for entry in in_play],
+        "lowest_tiles": None,
+    }
+
+
+def _is_seat_letter(value) -> bool:
+    """One ASCII letter or digit: what a one-character CharField keeps as it is."""
+    return type(value) is str and len(value) == 1 and value.isascii() and value.isalnum()
+
+
+def _is_plain_pips(pips) -> bool:
+    return type(pips) is dict and all(
+        type(seat) is str and type(count) is int for seat, count in pips.items()
+    )
+
+
+def _is_plain_in_play(entry) -> bool:
+    return (
+        type(entry) is dict
+        and _is_seat_letter(entry.get("seat"))
+        and type(entry.get("points")) is int
+    )
 
 
 class CorrectionSerializer(HandInputSerializer):

@@ -199,8 +199,8 @@ def hand_payload(hand: Hand) -> dict:
     }
 
 
-def totals_payload(game: Game, sides) -> dict:
-    """The game's new totals and state after a hand."""
+def totals_payload(game: Game) -> dict:
+    """The game's new totals and state after a hand (``game.totals`` keeps the sides' order)."""
     return {
         "id": game.pk,
         "status": game.status,
@@ -209,13 +209,8 @@ def totals_payload(game: Game, sides) -> dict:
         "next_leader": game.next_leader or None,
         "revision": game.revision,
         "sides": [
-            {
-                "name": side.name,
-                "position": side.position,
-                "total": game.total_of(side.name),
-                "seats": side.name.split("+"),
-            }
-            for side in sides
+            {"name": name, "position": position, "total": total, "seats": name.split("+")}
+            for position, (name, total) in enumerate(game.totals.items())
         ],
     }
 
@@ -235,9 +230,7 @@ class HandListView(GameMixin, APIView):
         return run_once(request, lambda: self._record(request, pk))
 
     def _record(self, request, pk: int) -> Response:
-        body = s.HandInputSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        data = body.validated_data
+        data = s.validated_hand_body(request.data)
         try:
             # The service locks the game and checks that the caller referees it.
             outcome = services.record_hand(
@@ -261,12 +254,8 @@ class HandListView(GameMixin, APIView):
             raise scoring_error(error) from error
         except GameConflict as error:
             return conflict(error)
-        sides = [
-            Side(game=outcome.game, position=position, name=name)
-            for position, name in enumerate(outcome.game.totals)
-        ]
         return Response(
-            {"hand": hand_payload(outcome.hand), "game": totals_payload(outcome.game, sides)},
+            {"hand": hand_payload(outcome.hand), "game": totals_payload(outcome.game)},
             status=status.HTTP_201_CREATED,
         )
 
