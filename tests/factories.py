@@ -165,6 +165,7 @@ def _seat_results(game) -> list[dict]:
             "hands_won": r.hands_won,
             "dominoes": r.dominoes,
             "penalties": r.penalties,
+            "last_hand_at": game.last_hand_at,
         }
         for r in results
     ]

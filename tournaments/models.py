@@ -281,6 +281,9 @@ class MatchSeat(models.Model):
     hands_won = models.PositiveIntegerField(null=True, blank=True)
     dominoes = models.PositiveIntegerField(null=True, blank=True)
     penalties = models.PositiveIntegerField(null=True, blank=True, help_text="Penalty points.")
+    last_hand_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the finished game's last hand was recorded."
+    )
 
     RESULT_FIELDS = (
         "total",
@@ -291,6 +294,7 @@ class MatchSeat(models.Model):
         "hands_won",
         "dominoes",
         "penalties",
+        "last_hand_at",
     )
 
     class Meta:

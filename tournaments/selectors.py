@@ -19,7 +19,7 @@ from tournaments.models import (
     StandingsState,
     Tournament,
 )
-from tournaments.standings import metric_text, reason_text
+from tournaments.standings import explain, metric_text, reason_text
 from tournaments.standings_store import snapshot_rows
 
 ELIMINATION = (Stage.Format.SINGLE_ELIMINATION, Stage.Format.DOUBLE_ELIMINATION)
@@ -107,14 +107,20 @@ def standing_lines(
     lines: list[StandingLine] = []
     total = 0
     for snapshot in snapshots.order_by("stage__order"):
-        rows = list(enumerate(snapshot_rows(snapshot.document), start=1))
+        rows, order = snapshot_rows(snapshot.document)
         total += len(rows)
+        start, end = 0, len(rows)
         if entrant is not None:
-            rows = [(n, row) for n, row in rows if row.entrant_id == entrant.pk]
+            found = [n for n, row in enumerate(rows) if row.entrant_id == entrant.pk]
+            if not found:
+                continue
+            start, end = found[0], found[0] + 1
         elif limit:
-            rows = rows[:limit]
+            end = min(limit, len(rows))
+        shown = explain(rows[start:end], order, rows[end] if end < len(rows) else None)
         lines += [
-            StandingLine(**row._asdict(), position=n, stage=snapshot.stage) for n, row in rows
+            StandingLine(**row._asdict(), position=n, stage=snapshot.stage)
+            for n, row in enumerate(shown, start=start + 1)
         ]
     if entrant is not None:
         for line in lines:

@@ -973,6 +973,7 @@ def record_seat_results(game: Game) -> int:
     }
     return seats.update(
         sides=len(results),
+        last_hand_at=game.last_hand_at,
         **{
             name: Case(
                 *(When(position=i, then=Value(value)) for i, value in enumerate(values)),

@@ -92,6 +92,9 @@ class Record:
     byes: int = 0
     places: dict = field(default_factory=dict)  # (sides, placement) -> games
     wins_at: dict = field(default_factory=dict)  # sides -> games won
+    # Match points of games already summed by the loader (the database does it), on top
+    # of what ``places`` and ``wins_at`` give.
+    game_points: float = 0
     matches: list = field(default_factory=list)  # the games played, by id
     match_points: float = 0
     points_for: float = 0
@@ -330,17 +333,15 @@ def settle(
     tables = settings.placement_points
     bye_points = _points_for_place(settings, 2, 1, True)
     for record in records.values():
-        if tables:
-            parts = [
-                count * float(tables[size].get(placement, 0))
-                for (size, placement), count in record.places.items()
-                if tables.get(size)
-            ]
-            parts += [float(n) for size, n in record.wins_at.items() if not tables.get(size)]
-            parts.append(record.byes * bye_points)
-            record.match_points = math.fsum(parts)
-        else:  # a win 1, else 0: whole numbers, summed exactly
-            record.match_points = float(record.wins + record.byes)
+        parts = [
+            count * float(tables[size].get(placement, 0))
+            for (size, placement), count in record.places.items()
+            if tables.get(size)
+        ]
+        parts += [float(n) for size, n in record.wins_at.items() if not tables.get(size)]
+        parts += [record.game_points, record.byes * bye_points]
+        # Organizers' points are decimals: rounded, any order of summing agrees.
+        record.match_points = round(math.fsum(parts), 6)
         record.points_for = record.total + record.byes * average
         record.points_against = record.against_sixths / SIXTHS
         record.games += record.byes
@@ -396,7 +397,7 @@ def compute_standings(
                     games_of[result.entrant_id].append(game)
         return games_of
 
-    return rank(records, settings, games_for)
+    return explain(rank(records, settings, games_for), settings.order)
 
 
 def check_order(settings: StandingsSettings) -> None:
@@ -408,7 +409,7 @@ def check_order(settings: StandingsSettings) -> None:
 def rank(
     records: Mapping[int, Record], settings: StandingsSettings, games_for: GamesFor
 ) -> list[StandingRow]:
-    """Rank settled records by the settings' tiebreak order, explaining each place.
+    """Rank settled records by the settings' tiebreak order (``explain`` says why).
 
     ``games_for`` gives the games of a set of entrants; it is called at most once, for
     the entrants still tied when a metric that looks only at the tied (head to head)
@@ -448,30 +449,30 @@ def rank(
         else:
             _rank_group(group, order[split:], values, games_of, ordered)
     rows: list[StandingRow] = []
-    sequence = [(group, record) for group in ordered for record in group]
-    place = 1
-    for index, (group, record) in enumerate(sequence):
-        if index == 0 or sequence[index - 1][0] is not group:
-            place = index + 1
-        following = sequence[index + 1][1] if index + 1 < len(sequence) else None
-        reason_data = None
-        if following is not None:
-            if sequence[index + 1][0] is group:
-                reason_data = {}
-            else:
-                reason_data = _reason(record, following, settings.order, values)
-        rows.append(
-            StandingRow(
-                place,
-                len(group) > 1,
-                record.entrant_id,
-                record.withdrawn,
-                record.games,
-                values[record.entrant_id],
-                reason_data,
-            )
-        )
+    for group in ordered:
+        place = len(rows) + 1
+        tied = len(group) > 1
+        rows += [
+            StandingRow(place, tied, r.entrant_id, r.withdrawn, r.games, values[r.entrant_id])
+            for r in group
+        ]
     return rows
+
+
+def explain(
+    rows: Sequence[StandingRow], order: Sequence[str], following: StandingRow | None = None
+) -> list[StandingRow]:
+    """The rows, each with why it sits above the next (``following`` is the row after the
+    last, if any): level when they share a rank, else the first metric of ``order`` on
+    which they differ."""
+    explained = []
+    for index, row in enumerate(rows):
+        below = rows[index + 1] if index + 1 < len(rows) else following
+        reason_data = None
+        if below is not None:
+            reason_data = {} if below.rank == row.rank else _reason(row, below, order)
+        explained.append(row._replace(reason_data=reason_data))
+    return explained
 
 
 def _key(metric: Metric, value: float) -> float:
@@ -515,10 +516,10 @@ REASON_TIED_AHEAD = gettext_noop("tied on {tied}, ahead on {metric} {one} to {tw
 REASON_LEVEL = gettext_noop("level on every tiebreaker")
 
 
-def _reason(record: Record, following: Record, order, values) -> dict:
-    """Why ``record`` sits above ``following``, as data that a page can put in any
+def _reason(row: StandingRow, following: StandingRow, order) -> dict:
+    """Why ``row`` sits above ``following``, as data that a page can put in any
     language: the deciding metric's key, the two values, the keys they were tied on."""
-    one, two = values[record.entrant_id], values[following.entrant_id]
+    one, two = row.metrics, following.metrics
     tied_on = []
     for key in order:
         if one[key] != two[key]:

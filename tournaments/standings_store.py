@@ -9,13 +9,18 @@ tournament counts them) and the games of entrants still tied at head to head are
 as rows. Each stage's snapshot is written as one document.
 """
 
+import gc
 from collections import defaultdict
+from collections.abc import Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from operator import itemgetter
 
 import orjson
 from django.db import connection, transaction
-from django.db.models import F, Max
+from django.db.models import F
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from scoring.models import Game
 from tournaments.models import MatchSeat, Stage, StandingsSnapshot, StandingsState, Tournament
@@ -37,6 +42,8 @@ from tournaments.standings import (
     side_results,
 )
 
+RANKING_FIELDS = ("tiebreak_order", "placement_points", "bye_policy", "include_live")
+
 
 def settings_for(tournament: Tournament) -> StandingsSettings:
     """The tournament's ranking choices as the pure module takes them."""
@@ -54,24 +61,26 @@ def settings_for(tournament: Tournament) -> StandingsSettings:
 
 # --- loading ------------------------------------------------------------------------------
 
-# Per stage and entrant, the finished games' seat results summed: games by table size
-# and placement, wins by table size (what match points depend on), and the matches, to
-# find each entrant's opponents.
-PLACES = tuple((sides, placement) for sides in (2, 3, 4) for placement in range(1, sides + 1))
+# Per stage and entrant, the finished games' seat results summed: games won, the match
+# points they earn, and the matches, to find each entrant's opponents; on one row of
+# each stage, its latest hand.
 RESULTS_SQL = """
 SELECT r.stage_id, ms.entrant_id, COUNT(*), SUM(ms.total),
        SUM(ms.opponents_total * {sixths} / (ms.sides - 1)), SUM(ms.hands_won),
-       SUM(ms.dominoes), SUM(ms.penalties), {places}, {wins}, {matches}
+       SUM(ms.dominoes), SUM(ms.penalties),
+       CASE WHEN ROW_NUMBER() OVER stage = 1 THEN MAX(MAX(ms.last_hand_at)) OVER stage END,
+       COUNT(*) FILTER (WHERE ms.won), {match_points}, {matches}
 FROM tournaments_matchseat ms
 JOIN tournaments_round r ON r.id = ms.round_id
 JOIN tournaments_stage s ON s.id = r.stage_id
 WHERE s.tournament_id = %s AND ms.total IS NOT NULL
 GROUP BY r.stage_id, ms.entrant_id
+WINDOW stage AS (PARTITION BY r.stage_id)
 """
 # Seats at the tables of bye matches and of live games (those only when counted).
 OTHER_SEATS_SQL = """
 SELECT m.id, r.stage_id, r.number, m.bye, ms.position, ms.entrant_id, g.winner,
-       g.totals, g.tallies
+       g.totals, g.tallies, g.last_hand_at
 FROM tournaments_matchseat ms
 JOIN tournaments_match m ON m.id = ms.match_id
 JOIN tournaments_round r ON r.id = ms.round_id
@@ -86,7 +95,7 @@ SELECT ms.match_id, r.number, ms.position, ms.entrant_id, ms.total, ms.placement
        ms.hands_won, ms.dominoes, ms.penalties
 FROM tournaments_matchseat ms
 JOIN tournaments_round r ON r.id = ms.round_id
-WHERE ms.match_id IN ({matches}) AND ms.total IS NOT NULL
+WHERE {matches} AND ms.total IS NOT NULL
 ORDER BY ms.match_id, ms.position
 """
 
@@ -96,22 +105,28 @@ def _json(value):
     return orjson.loads(value) if isinstance(value, (str, bytes)) else value
 
 
-def _results_sql() -> str:
+def _results_sql(settings: StandingsSettings) -> tuple[str, list]:
+    """The grouped query for a tournament's settings, and its parameters but the last
+    (the tournament): match points are a win 1, else 0, at a table size without the
+    organizer's placement points, the points for the placement at one with them."""
     if connection.vendor == "postgresql":
         matches = "string_agg(ms.match_id::text, ',')"
     else:
         matches = "group_concat(ms.match_id, ',')"
-    return RESULTS_SQL.format(
-        sixths=SIXTHS,
-        places=", ".join(
-            f"COUNT(*) FILTER (WHERE ms.sides = {sides} AND ms.placement = {placement})"
-            for sides, placement in PLACES
-        ),
-        wins=", ".join(
-            f"COUNT(*) FILTER (WHERE ms.won AND ms.sides = {sides})" for sides in (2, 3, 4)
-        ),
-        matches=matches,
-    )
+    tables = {size: table for size, table in settings.placement_points.items() if table}
+    cases, params = [], []
+    for size, table in tables.items():
+        for placement, points in table.items():
+            cases.append("WHEN ms.sides = %s AND ms.placement = %s THEN %s")
+            params += [int(size), int(placement), float(points)]
+    wins = "ms.won"
+    if tables:
+        wins += f" AND ms.sides NOT IN ({', '.join(['%s'] * len(tables))})"
+        params += [int(size) for size in tables]
+    placed = f"SUM(CASE {' '.join(cases)} ELSE 0 END)" if cases else "0"
+    match_points = f"{placed} + COUNT(*) FILTER (WHERE {wins})"
+    sql = RESULTS_SQL.format(sixths=SIXTHS, match_points=match_points, matches=matches)
+    return sql, params
 
 
 class StageRows:
@@ -124,10 +139,18 @@ class StageRows:
         self.live: list[GameRow] = []
         self.points = 0
         self.seats = 0
+        self.last_hand_at = None
 
     @property
     def average(self) -> float:
         return self.points / self.seats if self.seats else 0
+
+    def saw_hand(self, at) -> None:
+        """Keep the latest hand the stage's standings include."""
+        if isinstance(at, str):  # SQLite keeps times as text, in UTC
+            at = parse_datetime(at).replace(tzinfo=UTC)
+        if at is not None and (self.last_hand_at is None or at > self.last_hand_at):
+            self.last_hand_at = at
 
 
 STAGES_SQL = """
@@ -159,11 +182,11 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
     """Per stage id, every entrant's summed results, the byes and the counted live games."""
     stages = {pk: StageRows(pk, infos) for pk, infos in _stage_entrants(tournament).items()}
     with connection.cursor() as cursor:
-        cursor.execute(_results_sql(), [tournament.pk])
+        sql, params = _results_sql(settings)
+        cursor.execute(sql, [*params, tournament.pk])
         grouped = cursor.fetchall()
         cursor.execute(OTHER_SEATS_SQL, [tournament.pk, settings.include_live])
         others = cursor.fetchall()
-    places_at = len(PLACES)
     for (
         stage_id,
         entrant_id,
@@ -173,11 +196,16 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
         hands_won,
         dominoes,
         penalties,
-        *rest,
+        last_hand_at,
+        wins,
+        match_points,
+        matches,
     ) in grouped:
         stage = stages[stage_id]
         stage.points += total
         stage.seats += games
+        if last_hand_at is not None:
+            stage.saw_hand(last_hand_at)
         record = stage.records.get(entrant_id)
         if record is None:
             continue
@@ -187,20 +215,16 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
         record.hands_won += hands_won
         record.dominoes += dominoes
         record.penalties += penalties
-        for index, count in enumerate(rest[:places_at]):
-            if count:
-                record.places[PLACES[index]] = count
-        for sides, count in zip((2, 3, 4), rest[places_at:-1], strict=True):
-            if count:
-                record.wins_at[sides] = count
-                record.wins += count
-        record.matches += map(int, rest[-1].split(","))
+        record.wins += wins
+        record.game_points = match_points
+        record.matches += map(int, matches.split(","))
     tables: dict[int, list] = defaultdict(list)
     for row in others:
         tables[row[0]].append(row)
     for seats in tables.values():
-        match_id, stage_id, number, bye, _, _, winner, totals, tallies = seats[0]
+        match_id, stage_id, number, bye, _, _, winner, totals, tallies, last_hand_at = seats[0]
         stage = stages[stage_id]
+        stage.saw_hand(last_hand_at)
         if bye:
             stage.byes.extend(ByeRow(seat[5], number) for seat in seats)
             continue
@@ -233,8 +257,13 @@ def _games_for(stage: StageRows):
         shared = sorted(match_id for match_id, count in seen.items() if count > 1)
         seats = []
         if shared:
+            if connection.vendor == "postgresql":
+                sql, params = TABLES_SQL.format(matches="ms.match_id = ANY(%s)"), [shared]
+            else:
+                listed = ", ".join(["%s"] * len(shared))
+                sql, params = TABLES_SQL.format(matches=f"ms.match_id IN ({listed})"), shared
             with connection.cursor() as cursor:
-                cursor.execute(TABLES_SQL.format(matches=", ".join(["%s"] * len(shared))), shared)
+                cursor.execute(sql, params)
                 seats = cursor.fetchall()
         tables: dict[int, list] = defaultdict(list)
         for seat in seats:
@@ -257,21 +286,25 @@ def _games_for(stage: StageRows):
     return games_for
 
 
-def rank_stages(tournament: Tournament) -> dict[int, list[StandingRow]]:
-    """Every stage's standings computed now, in stage order."""
+def rank_stages(tournament: Tournament) -> tuple[dict[int, list[StandingRow]], datetime | None]:
+    """Every stage's standings computed now, in stage order, and the latest hand they
+    include."""
     settings = settings_for(tournament)
     check_order(settings)
     ranked = {}
+    last_hand_at = None
     for stage_id, stage in load_records(tournament, settings).items():
         settle(stage.records, settings, stage.byes, stage.average)
         ranked[stage_id] = rank(stage.records, settings, _games_for(stage))
-    return ranked
+        if stage.last_hand_at and (last_hand_at is None or stage.last_hand_at > last_hand_at):
+            last_hand_at = stage.last_hand_at
+    return ranked, last_hand_at
 
 
 # --- the snapshot -------------------------------------------------------------------------
 
 
-def snapshot_document(rows: list[StandingRow]) -> str:
+def snapshot_document(rows: list[StandingRow], order: Sequence[str]) -> str:
     """A stage's ranked rows as a snapshot document (see ``StandingsSnapshot``)."""
     keys = list(METRICS)
     metrics_of = itemgetter(*keys)
@@ -283,49 +316,67 @@ def snapshot_document(rows: list[StandingRow]) -> str:
             row.withdrawn,
             row.games_played,
             metrics_of(row.metrics),
-            row.reason_data,
         )
         for row in rows
     ]
-    return orjson.dumps({"metrics": keys, "lines": lines}).decode()
+    return orjson.dumps({"order": list(order), "metrics": keys, "lines": lines}).decode()
 
 
-def snapshot_rows(document: str) -> list[StandingRow]:
-    """The rows of a snapshot document, best first."""
+def snapshot_rows(document: str) -> tuple[list[StandingRow], list[str]]:
+    """The rows of a snapshot document, best first, and the tiebreak order they were
+    ranked by (their reasons are told from it: ``standings.explain``)."""
     data = orjson.loads(document)
     keys = data["metrics"]
-    return [
-        StandingRow(
-            rank, tied, entrant_id, withdrawn, games, dict(zip(keys, values, strict=True)), reason
-        )
-        for entrant_id, rank, tied, withdrawn, games, values, reason in data["lines"]
+    rows = [
+        StandingRow(rank, tied, entrant_id, withdrawn, games, dict(zip(keys, values, strict=True)))
+        for entrant_id, rank, tied, withdrawn, games, values in data["lines"]
     ]
+    return rows, data["order"]
 
 
-def _write_snapshots(tournament_id: int, computed_at, ranked: dict[int, list]) -> None:
-    """Replace the tournament's snapshots: one row per stage, its lines as one document."""
-    StandingsSnapshot.objects.filter(tournament_id=tournament_id).delete()
+def _write_snapshots(
+    tournament_id: int, computed_at, ranked: dict[int, list], order: Sequence[str]
+) -> None:
+    """Replace each stage's snapshot (one row per stage, its lines as one document)."""
     StandingsSnapshot.objects.bulk_create(
-        StandingsSnapshot(
-            tournament_id=tournament_id,
-            stage_id=stage_id,
-            computed_at=computed_at,
-            document=snapshot_document(rows),
-        )
-        for stage_id, rows in ranked.items()
+        [
+            StandingsSnapshot(
+                tournament_id=tournament_id,
+                stage_id=stage_id,
+                computed_at=computed_at,
+                document=snapshot_document(rows, order),
+            )
+            for stage_id, rows in ranked.items()
+        ],
+        update_conflicts=True,
+        unique_fields=["stage"],
+        update_fields=["computed_at", "document"],
     )
+
+
+@contextmanager
+def collector_paused():
+    """Build and rank a large event's records without the cyclic garbage collector's
+    passes: thousands of short-lived records, dicts and lists set off dozens of them
+    (some 10 % of a recompute), yet form no cycles, so reference counting frees them."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def rebuild_standings(tournament_id: int) -> int:
     """Recompute and replace every stage's snapshot of one tournament; returns lines written."""
-    tournament = Tournament.objects.get(pk=tournament_id)
+    tournament = Tournament.objects.only(*RANKING_FIELDS).get(pk=tournament_id)
     started = timezone.now()
-    ranked = rank_stages(tournament)
-    last_hand = Game.objects.filter(match__round__stage__tournament=tournament).aggregate(
-        at=Max("last_hand_at")
-    )["at"]
+    with collector_paused():
+        ranked, last_hand = rank_stages(tournament)
     with transaction.atomic():
-        _write_snapshots(tournament.pk, started, ranked)
+        _write_snapshots(tournament.pk, started, ranked, tournament.tiebreak_order)
         stamp = {"computed_at": started, "last_hand_at": last_hand, "runs": F("runs") + 1}
         if not StandingsState.objects.filter(tournament=tournament).update(**stamp):
             StandingsState.objects.create(tournament=tournament, **{**stamp, "runs": 1})
@@ -395,7 +446,7 @@ def stage_ranking(stage: Stage, *, per_pool: int | None = None) -> list[int]:
     """
     from tournaments.pairing.pools import advancers
 
-    order = [row.entrant_id for row in rank_stages(stage.tournament)[stage.pk]]
+    order = [row.entrant_id for row in rank_stages(stage.tournament)[0][stage.pk]]
     if not per_pool:
         return order
     pool_of: dict[int, str] = dict(

@@ -30,6 +30,7 @@ def fill_seat_results(apps, schema_editor):
             seat.hands_won = tally.get("hands_won", 0)
             seat.dominoes = tally.get("dominoes", 0)
             seat.penalties = tally.get("penalties", 0)
+            seat.last_hand_at = game.last_hand_at
         MatchSeat.objects.bulk_update(
             seats.values(),
             [
@@ -41,6 +42,7 @@ def fill_seat_results(apps, schema_editor):
                 "hands_won",
                 "dominoes",
                 "penalties",
+                "last_hand_at",
             ],
         )
     StandingsState.objects.update(dirty=True, requested_at=timezone.now())
@@ -118,6 +120,13 @@ class Migration(migrations.Migration):
             model_name="matchseat",
             name="won",
             field=models.BooleanField(blank=True, null=True),
+        ),
+        migrations.AddField(
+            model_name="matchseat",
+            name="last_hand_at",
+            field=models.DateTimeField(
+                blank=True, help_text="When the finished game's last hand was recorded.", null=True
+            ),
         ),
         migrations.AddConstraint(
             model_name="matchseat",
