@@ -61,6 +61,7 @@ def bulk_event(entrants: int, rounds: int):
     from scoring.models import Game, Hand, Seat, Side
     from scoring.rulesets import get_ruleset
     from tournaments.models import Entrant, Match, MatchSeat, Round, Stage, Tournament
+    from tournaments.services import seat_results
 
     rng = random.Random(entrants)
     user = get_user_model().objects.create_user(f"bench-{entrants}")
@@ -144,28 +145,34 @@ def bulk_event(entrants: int, rounds: int):
         MatchSeat.objects.bulk_create(
             MatchSeat(match=m, round=round_, entrant=e, position=p, **result)
             for m, g, table in zip(matches, games, tables, strict=True)
-            for p, (e, result) in enumerate(zip(table, _seat_results(g), strict=True))
+            for p, (e, result) in enumerate(zip(table, seat_results(g), strict=True))
         )
     return tournament, hands
 
 
-def _seat_results(game) -> list[dict]:
-    """The result columns ``record_seat_results`` keeps on a finished game's seats."""
-    from tournaments.standings import side_results
+def partners_round(teams: int = 6):
+    """A Partners league with its first round published and refereed by its organizer:
+    (tournament, organizer, stage, the round's games)."""
+    from tournaments.services import (
+        add_stage,
+        assign_referee,
+        create_tournament,
+        generate_round,
+        publish_round,
+        register_entrants,
+    )
 
-    results = side_results(game.totals, game.tallies, game.winner)
-    everyone = sum(result.total for result in results)
-    return [
-        {
-            "total": r.total,
-            "placement": r.placement,
-            "won": r.won,
-            "sides": len(results),
-            "opponents_total": everyone - r.total,
-            "hands_won": r.hands_won,
-            "dominoes": r.dominoes,
-            "penalties": r.penalties,
-            "last_hand_at": game.last_hand_at,
-        }
-        for r in results
-    ]
+    organizer = UserFactory()
+    tournament = create_tournament(by=organizer, name="Liga", ruleset_key="partners")
+    register_entrants(
+        tournament, by=organizer, text="\n".join(f"A{i} & B{i}" for i in range(teams))
+    )
+    stage = add_stage(
+        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 5}
+    )
+    round_ = generate_round(stage, by=organizer)
+    publish_round(round_, by=organizer)
+    games = [match.game for match in round_.matches.select_related("game")]
+    for game in games:
+        assign_referee(game.match, organizer, by=organizer)
+    return tournament, organizer, stage, games

@@ -951,6 +951,26 @@ def _flag_changed_successors(stage: Stage, pairing, taken: dict[str, Match]) -> 
             match.save(update_fields=["needs_attention", "attention_reason"])
 
 
+def seat_results(game: Game) -> list[dict]:
+    """A finished game's result columns for each of its match seats, in seat order."""
+    results = side_results(game.totals, game.tallies, game.winner)
+    everyone = sum(result.total for result in results)
+    return [
+        {
+            "total": result.total,
+            "placement": result.placement,
+            "won": result.won,
+            "sides": len(results),
+            "opponents_total": everyone - result.total,
+            "hands_won": result.hands_won,
+            "dominoes": result.dominoes,
+            "penalties": result.penalties,
+            "last_hand_at": game.last_hand_at,
+        }
+        for result in results
+    ]
+
+
 def record_seat_results(game: Game) -> int:
     """Write the game's result on its match seats while it is finished, clear it otherwise.
 
@@ -960,25 +980,36 @@ def record_seat_results(game: Game) -> int:
     seats = MatchSeat.objects.filter(match__game_id=game.pk)
     if game.status != Game.Status.FINISHED:
         return seats.exclude(total=None).update(**dict.fromkeys(MatchSeat.RESULT_FIELDS))
-    results = side_results(game.totals, game.tallies, game.winner)
-    everyone = sum(result.total for result in results)
-    columns = {
-        "total": [r.total for r in results],
-        "placement": [r.placement for r in results],
-        "won": [r.won for r in results],
-        "opponents_total": [everyone - r.total for r in results],
-        "hands_won": [r.hands_won for r in results],
-        "dominoes": [r.dominoes for r in results],
-        "penalties": [r.penalties for r in results],
-    }
+    by_position = seat_results(game)
     return seats.update(
-        sides=len(results),
-        last_hand_at=game.last_hand_at,
         **{
             name: Case(
-                *(When(position=i, then=Value(value)) for i, value in enumerate(values)),
+                *(When(position=i, then=Value(seat[name])) for i, seat in enumerate(by_position)),
                 output_field=MatchSeat._meta.get_field(name),
             )
-            for name, values in columns.items()
-        },
+            for name in MatchSeat.RESULT_FIELDS
+        }
     )
+
+
+def refresh_seat_results(tournament: Tournament) -> int:
+    """Rewrite the seat results of every game of the tournament that disagree with the
+    game itself (after a repair made outside the services); returns how many games."""
+    rewritten = 0
+    games = Match.objects.filter(round__stage__tournament=tournament).exclude(game=None)
+    for game_id in games.values_list("game_id", flat=True):
+        with transaction.atomic():
+            game = Game.objects.select_for_update().get(pk=game_id)
+            kept = list(
+                MatchSeat.objects.filter(match__game_id=game_id)
+                .order_by("position")
+                .values(*MatchSeat.RESULT_FIELDS)
+            )
+            if game.status == Game.Status.FINISHED:
+                expected = seat_results(game)
+            else:
+                expected = [dict.fromkeys(MatchSeat.RESULT_FIELDS) for _ in kept]
+            if kept != expected:
+                record_seat_results(game)
+                rewritten += 1
+    return rewritten

@@ -2,11 +2,10 @@
 
 A finished game's result is kept on its match seats (``services.record_seat_results``,
 in the scoring transaction that finishes, corrects or reopens the game), so a recompute
-sums
-seat columns in the database instead of reading every game: one grouped query for the
-whole tournament, whatever the number of entrants, games or hands. Live games (when the
-tournament counts them) and the games of entrants still tied at head to head are read
-as rows. Each stage's snapshot is written as one document.
+sums seat columns in the database instead of reading every game: one grouped query for
+the whole tournament, whatever the number of entrants, games or hands. Live games (when
+the tournament counts them) and the games where entrants still tied at head to head met
+are read as rows. Each stage's snapshot is written as one document.
 """
 
 import gc

@@ -6,6 +6,7 @@ import random
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db.models import F
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,17 +14,11 @@ from accounts.models import Player
 from scoring.models import Game, Hand
 from scoring.rulesets import get_ruleset
 from scoring.services import correct_hand, reopen_game
-from tests.factories import UserFactory
+from tests.factories import UserFactory, partners_round
 from tournaments.demo import play
 from tournaments.models import Entrant, Match, MatchSeat, Round, Stage, Tournament
 from tournaments.services import (
-    add_stage,
-    assign_referee,
-    create_tournament,
-    generate_round,
-    publish_round,
     record_seat_results,
-    register_entrants,
 )
 from tournaments.standings import METRICS, compute_standings, explain, side_results
 from tournaments.standings_store import load_rows, rank_stages, settings_for
@@ -174,18 +169,9 @@ def test_seat_results_rank_like_the_games_themselves(
 @pytest.fixture
 def league():
     """Six Partners teams with a round played out through the services."""
-    organizer = UserFactory()
-    tournament = create_tournament(by=organizer, name="Liga", ruleset_key="partners")
-    register_entrants(tournament, by=organizer, text="\n".join(f"A{i} & B{i}" for i in range(6)))
-    stage = add_stage(
-        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 5}
-    )
-    round_ = generate_round(stage, by=organizer)
-    publish_round(round_, by=organizer)
+    tournament, organizer, _, games = partners_round()
     rng = random.Random(3)
-    games = [match.game for match in round_.matches.select_related("game")]
     for game in games:
-        assign_referee(game.match, organizer, by=organizer)
         play(game, organizer, rng, hands=2)
     play(games[0], organizer, rng)
     return tournament, organizer, games
@@ -247,3 +233,32 @@ def test_only_a_followed_game_is_announced_inside_its_transaction(league):
     finally:
         game_saved.disconnect(listen)
     assert heard == [(games[1].pk, "hand_recorded")]
+
+
+def test_the_operators_recompute_repairs_seat_results_changed_outside_the_services(league):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    tournament, _, games = league
+    finished, playing = games[0], games[1]
+    finished.refresh_from_db()
+    MatchSeat.objects.filter(match__game=finished).update(total=F("total") + 5)
+    MatchSeat.objects.filter(match__game=playing, position=0).update(
+        total=1,
+        placement=1,
+        won=True,
+        sides=2,
+        opponents_total=0,
+        hands_won=0,
+        dominoes=0,
+        penalties=0,
+    )
+    out = StringIO()
+    call_command("recompute_standings", tournament.slug, stdout=out)
+    assert "2 game result(s) rewritten on their seats" in out.getvalue()
+    assert _seat_results(finished.match) == _expected_results(finished)
+    assert _seat_results(playing.match) == [(None,) * 6] * 2
+    out = StringIO()
+    call_command("recompute_standings", tournament.slug, stdout=out)
+    assert "rewritten" not in out.getvalue()

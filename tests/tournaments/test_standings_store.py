@@ -10,17 +10,9 @@ from django.utils import timezone
 
 from scoring.models import Hand, ScoreEvent
 from scoring.services import add_score_event, correct_hand, void_hand
-from tests.factories import UserFactory, bulk_event
+from tests.factories import bulk_event, partners_round
 from tournaments.demo import play
 from tournaments.selectors import standing_lines
-from tournaments.services import (
-    add_stage,
-    assign_referee,
-    create_tournament,
-    generate_round,
-    publish_round,
-    register_entrants,
-)
 from tournaments.standings import METRICS, StandingRow
 from tournaments.standings_store import _write_snapshots, load_rows, rebuild_standings
 
@@ -30,18 +22,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def played():
     """Six Partners teams, a round played out, with penalties, a correction and a void."""
-    organizer = UserFactory()
-    tournament = create_tournament(by=organizer, name="Liga", ruleset_key="partners")
-    register_entrants(tournament, by=organizer, text="\n".join(f"A{i} & B{i}" for i in range(6)))
-    stage = add_stage(
-        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 5}
-    )
-    round_ = generate_round(stage, by=organizer)
-    publish_round(round_, by=organizer)
+    tournament, organizer, stage, games = partners_round()
     rng = random.Random(7)
-    games = [match.game for match in round_.matches.select_related("game")]
     for game in games:
-        assign_referee(game.match, organizer, by=organizer)
         add_score_event(game, by=organizer, hand=1, seat="B", kind="penalty")
         play(game, organizer, rng, hands=3)
     first = games[0]

@@ -1,8 +1,13 @@
-"""Recompute standings snapshots now: every tournament, or the one named by its slug."""
+"""Recompute standings snapshots now: every tournament, or the one named by its slug.
+
+First it checks every game's result kept on its match seats against the game itself and
+rewrites any that disagree (only a repair made outside the services can cause that).
+"""
 
 from django.core.management.base import BaseCommand, CommandError
 
 from tournaments.models import Tournament
+from tournaments.services import refresh_seat_results
 from tournaments.standings_store import rebuild_standings
 
 
@@ -19,5 +24,7 @@ class Command(BaseCommand):
             if not tournaments.exists():
                 raise CommandError(f"There is no tournament {slug!r}.")
         for tournament in tournaments:
+            rewritten = refresh_seat_results(tournament)
             rows = rebuild_standings(tournament.pk)
-            self.stdout.write(f"{tournament.slug}: {rows} standing row(s)")
+            note = f"; {rewritten} game result(s) rewritten on their seats" if rewritten else ""
+            self.stdout.write(f"{tournament.slug}: {rows} standing row(s){note}")
