@@ -37,8 +37,7 @@ class GameRow(NamedTuple):
     finished: bool = True
 
 
-@dataclass(frozen=True)
-class EntrantInfo:
+class EntrantInfo(NamedTuple):
     entrant_id: int
     seed: int
     withdrawn: bool = False
@@ -333,15 +332,17 @@ def settle(
     tables = settings.placement_points
     bye_points = _points_for_place(settings, 2, 1, True)
     for record in records.values():
-        parts = [
-            count * float(tables[size].get(placement, 0))
-            for (size, placement), count in record.places.items()
-            if tables.get(size)
-        ]
-        parts += [float(n) for size, n in record.wins_at.items() if not tables.get(size)]
-        parts += [record.game_points, record.byes * bye_points]
+        points = record.game_points + record.byes * bye_points
+        if record.places:
+            parts = [
+                count * float(tables[size].get(placement, 0))
+                for (size, placement), count in record.places.items()
+                if tables.get(size)
+            ]
+            parts += [float(n) for size, n in record.wins_at.items() if not tables.get(size)]
+            points = math.fsum([*parts, points])
         # Organizers' points are decimals: rounded, any order of summing agrees.
-        record.match_points = round(math.fsum(parts), 6)
+        record.match_points = round(points, 6)
         record.points_for = record.total + record.byes * average
         record.points_against = record.against_sixths / SIXTHS
         record.games += record.byes
@@ -352,8 +353,9 @@ def settle(
     for record in records.values():
         for game_id in record.matches:
             at_table[game_id] += record.match_points
+    table_sum = at_table.__getitem__
     for record in records.values():
-        others = math.fsum(at_table[game_id] for game_id in record.matches)
+        others = math.fsum(map(table_sum, record.matches))
         record.buchholz = round(others - len(record.matches) * record.match_points, 6)
 
 
@@ -449,13 +451,14 @@ def rank(
         else:
             _rank_group(group, order[split:], values, games_of, ordered)
     rows: list[StandingRow] = []
+    append = rows.append
     for group in ordered:
         place = len(rows) + 1
         tied = len(group) > 1
-        rows += [
-            StandingRow(place, tied, r.entrant_id, r.withdrawn, r.games, values[r.entrant_id])
-            for r in group
-        ]
+        for r in group:
+            append(
+                StandingRow(place, tied, r.entrant_id, r.withdrawn, r.games, values[r.entrant_id])
+            )
     return rows
 
 
