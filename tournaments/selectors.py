@@ -20,7 +20,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.standings import explain, metric_text, reason_text
-from tournaments.standings_store import snapshot_rows
+from tournaments.standings_store import SnapshotDocument
 
 ELIMINATION = (Stage.Format.SINGLE_ELIMINATION, Stage.Format.DOUBLE_ELIMINATION)
 
@@ -107,17 +107,19 @@ def standing_lines(
     lines: list[StandingLine] = []
     total = 0
     for snapshot in snapshots.order_by("stage__order"):
-        rows, order = snapshot_rows(snapshot.document)
-        total += len(rows)
-        start, end = 0, len(rows)
+        document = SnapshotDocument(snapshot.document)
+        total += len(document)
+        start, stop = 0, len(document)
         if entrant is not None:
-            found = [n for n, row in enumerate(rows) if row.entrant_id == entrant.pk]
-            if not found:
+            start = document.index_of(entrant.pk)
+            if start is None:
                 continue
-            start, end = found[0], found[0] + 1
+            stop = start + 1
         elif limit:
-            end = min(limit, len(rows))
-        shown = explain(rows[start:end], order, rows[end] if end < len(rows) else None)
+            stop = min(limit, stop)
+        rows = document.rows(start, stop + 1)  # and the next one, to say why it is below
+        following = rows[stop - start] if len(rows) > stop - start else None
+        shown = explain(rows[: stop - start], document.order, following)
         lines += [
             StandingLine(**row._asdict(), position=n, stage=snapshot.stage)
             for n, row in enumerate(shown, start=start + 1)
@@ -126,7 +128,8 @@ def standing_lines(
         for line in lines:
             line.entrant = entrant
     else:
-        entrants = Entrant.objects.in_bulk({line.entrant_id for line in lines})
+        named = Entrant.objects.only("id", "name", "withdrawn")
+        entrants = named.in_bulk({line.entrant_id for line in lines})
         for line in lines:
             line.entrant = entrants.get(line.entrant_id)
     return lines, total

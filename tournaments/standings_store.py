@@ -321,16 +321,31 @@ def snapshot_document(rows: list[StandingRow], order: Sequence[str]) -> str:
     return orjson.dumps({"order": list(order), "metrics": keys, "lines": lines}).decode()
 
 
-def snapshot_rows(document: str) -> tuple[list[StandingRow], list[str]]:
-    """The rows of a snapshot document, best first, and the tiebreak order they were
-    ranked by (their reasons are told from it: ``standings.explain``)."""
-    data = orjson.loads(document)
-    keys = data["metrics"]
-    rows = [
-        StandingRow(rank, tied, entrant_id, withdrawn, games, dict(zip(keys, values, strict=True)))
-        for entrant_id, rank, tied, withdrawn, games, values in data["lines"]
-    ]
-    return rows, data["order"]
+class SnapshotDocument:
+    """A snapshot document as read: the tiebreak order its lines were ranked by (their
+    reasons are told from it: ``standings.explain``), and its lines, made rows only when
+    asked for (a page shows the first hundred of a thousand)."""
+
+    def __init__(self, document: str):
+        data = orjson.loads(document)
+        self.order: list[str] = data["order"]
+        self._metrics: list[str] = data["metrics"]
+        self._lines: list = data["lines"]
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def index_of(self, entrant_id: int) -> int | None:
+        return next((n for n, line in enumerate(self._lines) if line[0] == entrant_id), None)
+
+    def rows(self, start: int = 0, stop: int | None = None) -> list[StandingRow]:
+        keys = self._metrics
+        return [
+            StandingRow(
+                rank, tied, entrant_id, withdrawn, games, dict(zip(keys, values, strict=True))
+            )
+            for entrant_id, rank, tied, withdrawn, games, values in self._lines[start:stop]
+        ]
 
 
 def _write_snapshots(
