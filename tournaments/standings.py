@@ -5,6 +5,11 @@ dominoes and penalties), an ``EntrantInfo`` per entrant and the byes; output is 
 ``StandingRow`` per entrant, ranked by the tournament's tiebreak order. A metric is a
 small named function with a label and a direction; adding one is one registry entry.
 ``head_to_head`` looks only at the entrants still tied, so it gets the tied group.
+
+``compute_standings`` is the whole computation in steps that can be taken apart: each
+game added to its entrants' ``Record`` (exact sums), ``settle`` (byes, match points,
+Buchholz), ``rank`` and ``explain``. A loader that sums the games elsewhere (the database
+does, in ``standings_store``) fills the records and takes the same last three steps.
 """
 
 import math
