@@ -981,15 +981,17 @@ def record_seat_results(game: Game) -> int:
     if game.status != Game.Status.FINISHED:
         return seats.exclude(total=None).update(**dict.fromkeys(MatchSeat.RESULT_FIELDS))
     by_position = seat_results(game)
-    return seats.update(
-        **{
-            name: Case(
-                *(When(position=i, then=Value(seat[name])) for i, seat in enumerate(by_position)),
-                output_field=MatchSeat._meta.get_field(name),
-            )
-            for name in MatchSeat.RESULT_FIELDS
-        }
-    )
+    columns = {}
+    for name in MatchSeat.RESULT_FIELDS:
+        values = [seat[name] for seat in by_position]
+        if len(set(values)) == 1:  # the same at every seat (the table size, the last hand)
+            columns[name] = values[0]
+            continue
+        columns[name] = Case(
+            *(When(position=i, then=Value(value)) for i, value in enumerate(values)),
+            output_field=MatchSeat._meta.get_field(name),
+        )
+    return seats.update(**columns)
 
 
 def refresh_seat_results(tournament: Tournament) -> int:
