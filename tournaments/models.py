@@ -339,10 +339,12 @@ class MatchSeat(models.Model):
 class StandingsSnapshot(models.Model):
     """A stage's standings as last computed; pages and the API read it, never compute.
 
-    ``document`` is JSON: ``{"metrics": [key, ...], "lines": [[entrant_id, rank, tied,
-    withdrawn, games_played, [metric values in that order], reason_data], ...]}``, best
-    first (``tournaments.standings_store`` writes and reads it). It is text, not a JSON
-    column: written whole after every change and read whole, it needs no indexing.
+    ``document`` is JSON: ``{"order": [the tiebreak order it was ranked by], "metrics":
+    [key, ...], "lines": [[entrant_id, rank, tied, withdrawn, games_played, [metric
+    values in that order]], ...]}``, best first (``tournaments.standings_store`` writes
+    and reads it; each line's reason is told from the lines and the order). It is text,
+    not a JSON column: written whole after every change and read whole, it needs no
+    indexing.
     """
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")

@@ -21,7 +21,6 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from scoring.models import Game
 from tournaments.models import MatchSeat, Stage, StandingsSnapshot, StandingsState, Tournament
 from tournaments.standings import (
     METRICS,
@@ -395,62 +394,6 @@ def rebuild_standings(tournament_id: int) -> int:
         if not StandingsState.objects.filter(tournament=tournament).update(**stamp):
             StandingsState.objects.create(tournament=tournament, **{**stamp, "runs": 1})
     return sum(len(rows) for rows in ranked.values())
-
-
-# --- the reference path: every game read as rows -----------------------------------------
-
-MATCHES_SQL = """
-SELECT m.id, r.stage_id, r.number, m.bye, g.id, g.status, g.winner, g.totals, g.tallies
-FROM tournaments_match m
-JOIN tournaments_round r ON r.id = m.round_id
-JOIN tournaments_stage s ON s.id = r.stage_id
-LEFT JOIN scoring_game g ON g.id = m.game_id
-WHERE s.tournament_id = %s
-ORDER BY m.id
-"""
-SEATS_SQL = """
-SELECT ms.match_id, ms.position, ms.entrant_id
-FROM tournaments_matchseat ms
-JOIN tournaments_round r ON r.id = ms.round_id
-JOIN tournaments_stage s ON s.id = r.stage_id
-WHERE s.tournament_id = %s
-"""
-
-
-def load_rows(tournament: Tournament) -> dict[int, tuple[list, list, list]]:
-    """Per stage id: (entrant infos, game rows, bye rows) read from the games themselves,
-    for ``compute_standings``; the seat results must always rank the same way."""
-    per_stage = {pk: (infos, [], []) for pk, infos in _stage_entrants(tournament).items()}
-    with connection.cursor() as cursor:
-        cursor.execute(MATCHES_SQL, [tournament.pk])
-        matches = cursor.fetchall()
-        cursor.execute(SEATS_SQL, [tournament.pk])
-        seats = cursor.fetchall()
-    seats_of: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for match_id, position, entrant_id in seats:
-        seats_of[match_id].append((position, entrant_id))
-    live = (Game.Status.IN_PROGRESS, Game.Status.FINISHED)
-    for match_id, stage_id, number, bye, game_id, status, winner, totals, tallies in matches:
-        table = sorted(seats_of[match_id])
-        stage_rows = per_stage[stage_id]
-        if bye:
-            stage_rows[2].extend(ByeRow(entrant_id, number) for _, entrant_id in table)
-            continue
-        if game_id is None or status not in live:
-            continue
-        results = side_results(_json(totals), _json(tallies), winner)
-        stage_rows[1].append(
-            GameRow(
-                game_id,
-                number,
-                tuple(
-                    EntrantResult(entrant_id, position, *result)
-                    for (position, entrant_id), result in zip(table, results, strict=True)
-                ),
-                status == Game.Status.FINISHED,
-            )
-        )
-    return per_stage
 
 
 def stage_ranking(stage: Stage, *, per_pool: int | None = None) -> list[int]:

@@ -15,13 +15,14 @@ from scoring.models import Game, Hand
 from scoring.rulesets import get_ruleset
 from scoring.services import correct_hand, reopen_game
 from tests.factories import UserFactory, partners_round
+from tests.tournaments.reference import load_rows
 from tournaments.demo import play
 from tournaments.models import Entrant, Match, MatchSeat, Round, Stage, Tournament
 from tournaments.services import (
     record_seat_results,
 )
 from tournaments.standings import METRICS, compute_standings, explain, side_results
-from tournaments.standings_store import load_rows, rank_stages, settings_for
+from tournaments.standings_store import rank_stages, settings_for
 
 pytestmark = pytest.mark.django_db
 

@@ -11,10 +11,11 @@ from django.utils import timezone
 from scoring.models import Hand, ScoreEvent
 from scoring.services import add_score_event, correct_hand, void_hand
 from tests.factories import bulk_event, partners_round
+from tests.tournaments.reference import load_rows
 from tournaments.demo import play
 from tournaments.selectors import standing_lines
 from tournaments.standings import METRICS, StandingRow
-from tournaments.standings_store import _write_snapshots, load_rows, rebuild_standings
+from tournaments.standings_store import _write_snapshots, rebuild_standings
 
 pytestmark = pytest.mark.django_db
 
