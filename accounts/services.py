@@ -26,3 +26,23 @@ def set_language(user, language: str) -> Preference:
             user=user, defaults={"language": language}
         )
     return preference
+
+
+def issue_own_token(user, *, rotate: bool = False) -> str:
+    """The signed-in user's own API token (a new one with ``rotate``; the old one stops)."""
+    from rest_framework.authtoken.models import Token
+
+    with transaction.atomic():
+        if rotate:
+            Token.objects.filter(user=user).delete()
+        token, _ = Token.objects.get_or_create(user=user)
+    return token.key
+
+
+def revoke_own_token(user) -> bool:
+    """Delete the signed-in user's own API token; True if there was one."""
+    from rest_framework.authtoken.models import Token
+
+    with transaction.atomic():
+        deleted, _ = Token.objects.filter(user=user).delete()
+    return bool(deleted)

@@ -89,6 +89,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "tournaments.context_processors.staff_invitations",
             ],
             "builtins": [
                 "scoring.templatetags.capicu",

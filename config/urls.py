@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from accounts.views import choose_language
+from accounts.views import account, choose_language
 from config.api import api_root
 
 api_v1 = [
@@ -22,6 +22,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/language/", choose_language, name="choose-language"),
+    path("accounts/", account, name="account"),
     path("", include("scoring.urls")),
     path("", include("tournaments.urls")),
 ]

@@ -29,6 +29,18 @@ class SuperuserFactory(UserFactory):
     is_superuser = True
 
 
+def event_referee(tournament, *, user=None, role: str = "referee"):
+    """A user who accepted a role in ``tournament`` (a new one unless ``user`` is given)."""
+    from tournaments.models import Staff
+    from tournaments.services import accept_invitation, invite_staff
+
+    user = user or UserFactory()
+    organizer = Staff.objects.filter(tournament=tournament, role="organizer").first().user
+    invitation = invite_staff(tournament, by=organizer, username=user.username, role=role)
+    accept_invitation(invitation, by=user)
+    return user
+
+
 class PlayerFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Player

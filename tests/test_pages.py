@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from scoring.models import Game, Hand, ScoreEvent
-from tests.factories import UserFactory, bulk_event
+from tests.factories import UserFactory, bulk_event, event_referee
 from tournaments import services
 from tournaments.demo import play
 from tournaments.models import Match, Tournament
@@ -51,6 +51,7 @@ def referee():
 @pytest.fixture
 def event(organizer, referee):
     tournament, round_ = make_event(organizer)
+    event_referee(tournament, user=referee)
     matches = list(round_.matches.order_by("table_number"))
     for match in matches:
         services.assign_referee(match, referee, by=organizer)

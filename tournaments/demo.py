@@ -78,6 +78,15 @@ def _users():
     return made
 
 
+def _invite_referees(tournament: Tournament, by, referees) -> None:
+    """Each demo referee is invited to the event and accepts, as they would on their page."""
+    for referee in referees:
+        invitation = services.invite_staff(
+            tournament, by=by, username=referee.username, role="referee"
+        )
+        services.accept_invitation(invitation, by=referee)
+
+
 def _start(tournament: Tournament, by) -> Tournament:
     tournament = services.update_tournament(tournament, by=by, status="registration")
     return tournament
@@ -135,6 +144,7 @@ def load(seed: int = 2026) -> Demo:
         by=organizer, name="Copa Doble Seis", ruleset_key="cutthroat", slug="copa-doble-seis",
         table_size=2,
     )  # fmt: skip
+    _invite_referees(cup, organizer, referees)
     _start(cup, organizer)
     services.register_entrants(cup, by=organizer, text="\n".join(PLAYERS[16:32]))
     stage = services.add_stage(cup, by=organizer, name="Bracket", format="single_elimination")
@@ -152,6 +162,7 @@ def _round_robin(
     tournament = services.create_tournament(
         by=organizer, name=name, ruleset_key=ruleset_key, slug=slug, table_size=4
     )
+    _invite_referees(tournament, organizer, referees)
     _start(tournament, organizer)
     services.register_entrants(tournament, by=organizer, text="\n".join(entries))
     stage = services.add_stage(tournament, by=organizer, name="Round robin", format="round_robin")

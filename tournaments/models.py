@@ -108,11 +108,72 @@ class Staff(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["tournament", "user", "role"], name="staff_role_unique")
+            models.UniqueConstraint(
+                fields=["tournament", "user", "role"], name="staff_role_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(role__in=["organizer", "referee"]), name="staff_role_known"
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.user} ({self.role}) in {self.tournament}"
+
+
+class Invitation(models.Model):
+    """An organizer's offer of a role to an existing user; it grants nothing until accepted.
+
+    Accepting turns it into a ``Staff`` row; declining or withdrawing deletes it.
+    """
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_invitations"
+    )
+    role = models.CharField(max_length=10, choices=Staff.Role.choices)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "user", "role"], name="invitation_role_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(role__in=["organizer", "referee"]), name="invitation_role_known"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} invited as {self.role} in {self.tournament}"
+
+
+class EventAccount(models.Model):
+    """A login that an event's organizers created for a referee.
+
+    Its organizers may set its API token while the account holds no role in any other
+    event; no other account's credentials are ever theirs to touch.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="event_account",
+    )
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="created_accounts"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} (created by {self.tournament})"
 
 
 class Entrant(models.Model):

@@ -25,7 +25,7 @@ from scoring.models import Game
 from scoring.rulesets import PRESETS, ScoringError
 from tournaments import selectors, services
 from tournaments.forms import TournamentForm, preset_lines
-from tournaments.models import Entrant, Match, Round, Staff, Stage, Tournament
+from tournaments.models import Entrant, Invitation, Match, Round, Staff, Stage, Tournament
 from tournaments.standings import METRICS
 from tournaments.views import managed_tournament
 
@@ -140,7 +140,12 @@ def manage(request, slug: str):
         .distinct()
         .order_by("username")
     )
-    staff = list(Staff.objects.filter(tournament=tournament).select_related("user"))
+    staff = list(
+        Staff.objects.filter(tournament=tournament).select_related("user").order_by("role", "pk")
+    )
+    for member in staff:
+        member.credentials_here = services.credentials_managed_here(tournament, member.user)
+    invitations = list(tournament.invitations.select_related("user"))
     return render(
         request,
         "tournaments/organize/manage.html",
@@ -155,6 +160,8 @@ def manage(request, slug: str):
             "active_entrants": [e for e in entrants if not e.withdrawn],
             "referees": referees,
             "staff": staff,
+            "invitations": invitations,
+            "roles": Staff.Role.choices,
             "attention": _attention(stage),
             "statuses": Tournament.Status.choices,
             "formats": Stage.Format.choices,
@@ -363,6 +370,7 @@ def _do_create_referee(request, tournament):
 
 def _do_token(request, tournament):
     user = _staff_user(tournament, request.POST.get("user"))
+    # The service refuses any account this event did not create (see credentials_managed_here).
     if request.POST.get("revoke"):
         had = services.revoke_token(tournament, user, by=request.user)
         return (
@@ -374,6 +382,44 @@ def _do_token(request, tournament):
     request.session["new_credentials"] = {"username": user.username, "token": token}
     return gettext("New API token for {username} (the old one no longer works).").format(
         username=user.username
+    )
+
+
+def _do_invite(request, tournament):
+    invitation = services.invite_staff(
+        tournament,
+        by=request.user,
+        username=request.POST.get("username", ""),
+        role=request.POST.get("role", ""),
+    )
+    return gettext(
+        "{username} is invited as {role}; the role is theirs once they accept it."
+    ).format(username=invitation.user.username, role=invitation.get_role_display().lower())
+
+
+def _do_withdraw_invitation(request, tournament):
+    invitation = _chosen(
+        Invitation.objects.filter(tournament=tournament).select_related("user"),
+        request.POST.get("invitation"),
+        gettext("Choose an invitation of this tournament."),
+        "invitation",
+    )
+    services.decline_invitation(invitation, by=request.user)
+    return gettext("The invitation to {username} is withdrawn.").format(
+        username=invitation.user.username
+    )
+
+
+def _do_remove_staff(request, tournament):
+    member = _chosen(
+        Staff.objects.filter(tournament=tournament).select_related("user"),
+        request.POST.get("staff"),
+        gettext("Choose one of this tournament's staff."),
+        "staff",
+    )
+    services.remove_staff(tournament, member.user, by=request.user, role=member.role)
+    return gettext("{username} is no longer {role} here.").format(
+        username=member.user.username, role=member.get_role_display().lower()
     )
 
 
@@ -392,6 +438,9 @@ ACTIONS = {
     "finish-stage": _do_finish_stage,
     "create-referee": _do_create_referee,
     "token": _do_token,
+    "invite": _do_invite,
+    "withdraw-invitation": _do_withdraw_invitation,
+    "remove-staff": _do_remove_staff,
 }
 
 
@@ -409,3 +458,27 @@ def act(request, slug: str, action: str):
     back = reverse("manage-tournament", args=[tournament.slug])
     anchor = request.POST.get("back", "")
     return redirect(back + (f"?{anchor}" if anchor.startswith(("stage=", "round=")) else ""))
+
+
+@login_required
+@require_POST
+def answer_invitation(request, pk: int, answer: str):
+    """The invited user accepts or declines a role offered to them."""
+    invitation = Invitation.objects.filter(pk=pk, user=request.user).first()
+    if invitation is None or answer not in ("accept", "decline"):
+        raise Http404("No such invitation.")
+    name = invitation.tournament.name
+    if answer == "decline":
+        services.decline_invitation(invitation, by=request.user)
+        messages.success(request, gettext("You declined the role in {name}.").format(name=name))
+        return redirect("account")
+    staff = services.accept_invitation(invitation, by=request.user)
+    messages.success(
+        request,
+        gettext("You are now {role} of {name}.").format(
+            role=staff.get_role_display().lower(), name=name
+        ),
+    )
+    if staff.role == Staff.Role.ORGANIZER:
+        return redirect("manage-tournament", slug=invitation.tournament.slug)
+    return redirect("my-tables")

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from accounts.models import Player
-from accounts.permissions import require
+from accounts.permissions import allowed, require
 from scoring.engine import ScoringError
 from scoring.models import Game
 from scoring.rulesets import PRESETS, get_ruleset
@@ -22,6 +22,8 @@ from tournaments.entries import EntryLine, LineProblem, read_entries
 from tournaments.models import (
     DEFAULT_TIEBREAK_ORDER,
     Entrant,
+    EventAccount,
+    Invitation,
     Match,
     MatchSeat,
     Round,
@@ -231,14 +233,61 @@ def _check_status_move(tournament: Tournament, status: str) -> None:
         )
 
 
-def add_staff(tournament: Tournament, user, *, by, role: str) -> Staff:
-    """Give ``user`` a role (organizer or referee) in the tournament."""
+def _user_named(username) -> Any:
+    from django.contrib.auth import get_user_model
+
+    name = username.strip() if isinstance(username, str) else ""
+    user = get_user_model().objects.filter(username__iexact=name, is_active=True).first()
+    if not name or user is None:
+        raise TournamentError(say("There is no user {username!r}.", username=name), "username")
+    return user
+
+
+def invite_staff(tournament: Tournament, *, by, username: str, role: str) -> Invitation:
+    """Offer an existing user a role in the event; it grants nothing until they accept."""
     if role not in Staff.Role.values:
         raise TournamentError(say("A role is organizer or referee."), "role")
+    user = _user_named(username)
     with transaction.atomic():
         require(by, "tournament.manage", tournament)
-        staff, _ = Staff.objects.get_or_create(tournament=tournament, user=user, role=role)
+        if Staff.objects.filter(tournament=tournament, user=user, role=role).exists():
+            raise TournamentConflict(
+                say("{username} already holds that role here.", username=user.username), "username"
+            )
+        invitation, _ = Invitation.objects.get_or_create(
+            tournament=tournament, user=user, role=role, defaults={"invited_by": by}
+        )
+    return invitation
+
+
+def accept_invitation(invitation: Invitation, *, by) -> Staff:
+    """The invited user takes the role they were offered."""
+    with transaction.atomic():
+        invitation = Invitation.objects.select_for_update().filter(pk=invitation.pk).first()
+        if invitation is None or by is None or invitation.user_id != by.pk:
+            raise TournamentError(say("There is no such invitation for you."), "invitation")
+        staff, _ = Staff.objects.get_or_create(
+            tournament_id=invitation.tournament_id, user=by, role=invitation.role
+        )
+        invitation.delete()
     return staff
+
+
+def decline_invitation(invitation: Invitation, *, by) -> None:
+    """The invited user turns the role down, or an organizer withdraws the offer."""
+    with transaction.atomic():
+        invitation = (
+            Invitation.objects.select_for_update()
+            .select_related("tournament")
+            .filter(pk=invitation.pk)
+            .first()
+        )
+        if invitation is None or not (
+            (by is not None and invitation.user_id == by.pk)
+            or allowed(by, "tournament.manage", invitation.tournament)
+        ):
+            raise TournamentError(say("There is no such invitation for you."), "invitation")
+        invitation.delete()
 
 
 def remove_staff(tournament: Tournament, user, *, by, role: str) -> None:
@@ -251,6 +300,12 @@ def remove_staff(tournament: Tournament, user, *, by, role: str) -> None:
         ):
             raise TournamentConflict(say("A tournament keeps at least one organizer."), "role")
         Staff.objects.filter(tournament=tournament, user=user, role=role).delete()
+        if not Staff.objects.filter(tournament=tournament, user=user).exists():
+            # Without a role here, the user referees none of the event's tables.
+            matches = Match.objects.filter(round__stage__tournament=tournament, referee=user)
+            games = Game.objects.filter(match__round__stage__tournament=tournament)
+            Game.referees.through.objects.filter(user=user, game__in=games).delete()
+            matches.update(referee=None)
 
 
 def create_referee(tournament: Tournament, *, by, username: str) -> tuple[Any, str]:
@@ -260,7 +315,12 @@ def create_referee(tournament: Tournament, *, by, username: str) -> tuple[Any, s
     from django.contrib.auth import get_user_model
 
     username = (username or "").strip()
-    if not username or not username.replace("_", "").replace(".", "").isalnum():
+    if (
+        not username
+        or len(username) > 150
+        or not username.isascii()
+        or not username.replace("_", "").replace(".", "").isalnum()
+    ):
         raise TournamentError(
             say("A username is letters and digits (with . or _), like referee3."), "username"
         )
@@ -274,17 +334,46 @@ def create_referee(tournament: Tournament, *, by, username: str) -> tuple[Any, s
         password = "-".join(secrets.token_urlsafe(4) for _ in range(3))
         user = users.create_user(username=username, password=password)
         Staff.objects.create(tournament=tournament, user=user, role=Staff.Role.REFEREE)
+        EventAccount.objects.create(user=user, tournament=tournament, created_by=by)
     return user, password
 
 
+def credentials_managed_here(tournament: Tournament, user) -> bool:
+    """Whether the event's organizers may set ``user``'s API token.
+
+    Only for a referee account this event created, that holds no role in any other event
+    and has no powers of its own (not staff of the site, not a superuser).
+    """
+    if user is None or user.is_superuser or user.is_staff:
+        return False
+    if not EventAccount.objects.filter(user=user, tournament=tournament).exists():
+        return False
+    roles = Staff.objects.filter(user=user)
+    return not (
+        roles.exclude(tournament=tournament).exists()
+        or roles.filter(role=Staff.Role.ORGANIZER).exists()
+        or Invitation.objects.filter(user=user).exclude(tournament=tournament).exists()
+    )
+
+
+def _check_credentials_managed_here(tournament: Tournament, user) -> None:
+    if not credentials_managed_here(tournament, user):
+        raise TournamentError(
+            say(
+                "Only referee accounts this event created have their tokens set here; "
+                "everyone else manages their own from their account page."
+            ),
+            "user",
+        )
+
+
 def issue_token(tournament: Tournament, user, *, by, rotate: bool = False) -> str:
-    """An API token for one of the tournament's staff (a new one with ``rotate``)."""
+    """An API token for a referee account this event created (a new one with ``rotate``)."""
     from rest_framework.authtoken.models import Token
 
     with transaction.atomic():
         require(by, "tournament.manage", tournament)
-        if not Staff.objects.filter(tournament=tournament, user=user).exists():
-            raise TournamentError(say("Only this tournament's staff get tokens here."), "user")
+        _check_credentials_managed_here(tournament, user)
         if rotate:
             Token.objects.filter(user=user).delete()
         token, _ = Token.objects.get_or_create(user=user)
@@ -292,13 +381,12 @@ def issue_token(tournament: Tournament, user, *, by, rotate: bool = False) -> st
 
 
 def revoke_token(tournament: Tournament, user, *, by) -> bool:
-    """Delete a staff member's API token; True if there was one."""
+    """Delete the API token of a referee account this event created; True if there was one."""
     from rest_framework.authtoken.models import Token
 
     with transaction.atomic():
         require(by, "tournament.manage", tournament)
-        if not Staff.objects.filter(tournament=tournament, user=user).exists():
-            raise TournamentError(say("Only this tournament's staff have tokens here."), "user")
+        _check_credentials_managed_here(tournament, user)
         deleted, _ = Token.objects.filter(user=user).delete()
     return bool(deleted)
 
@@ -510,7 +598,17 @@ def assign_referee(match: Match, referee, *, by) -> Match:
         require(by, "tournament.manage", tournament)
         if match.bye:
             raise TournamentError(say("A bye has no table to referee."), "match")
-        Staff.objects.get_or_create(tournament=tournament, user=referee, role=Staff.Role.REFEREE)
+        if not Staff.objects.filter(tournament=tournament, user=referee).exists():
+            # Only the event's own staff referee it: a role is given by an accepted
+            # invitation or an account the event created, never by an assignment.
+            raise TournamentError(
+                say(
+                    "{username} is not a referee or organizer of this tournament; "
+                    "invite them first.",
+                    username=referee.username,
+                ),
+                "referee",
+            )
         previous = match.referee
         match.referee = referee
         match.save(update_fields=["referee"])

@@ -9,6 +9,11 @@ urlpatterns = [
     path("t/<slug:slug>/tables/", views.tables_live, name="tournament-tables"),
     path("t/<slug:slug>/entrants/<int:pk>/", views.entrant_page, name="entrant-page"),
     path("t/<slug:slug>/screen/", views.screen, name="tournament-screen"),
+    path(
+        "invitations/<int:pk>/<str:answer>/",
+        organizer_views.answer_invitation,
+        name="invitation-answer",
+    ),
     path("organize/", organizer_views.my_tournaments, name="my-tournaments"),
     path("organize/new/", organizer_views.new_tournament, name="new-tournament"),
     path("t/<slug:slug>/manage/", organizer_views.manage, name="manage-tournament"),

@@ -123,6 +123,18 @@ def test_private_tournaments_are_hidden(organizer):
     assert slug not in [t["slug"] for t in listed]
 
 
+def join_as_referee(organizer_api, referee_api, slug: str, username: str) -> None:
+    """The organizer invites ``username`` as referee; the referee accepts, both by the API."""
+    invited = organizer_api.post(
+        f"/api/v1/tournaments/{slug}/staff/",
+        {"username": username, "role": "referee"},
+        format="json",
+    )
+    assert invited.status_code == 201, invited.content
+    accepted = referee_api.post(f"/api/v1/invitations/{invited.json()['id']}/accept/")
+    assert accepted.status_code == 200, accepted.content
+
+
 def test_a_bracket_of_sixteen_played_through_the_api(api, django_capture_on_commit_callbacks):
     slug = make(api)
     api.post(
@@ -137,6 +149,7 @@ def test_a_bracket_of_sixteen_played_through_the_api(api, django_capture_on_comm
     )
     referee = UserFactory(username="ref")
     ref = client_for(referee)
+    join_as_referee(api, ref, slug, "ref")
     rng = random.Random(5)
     created = api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json")
     assert created.status_code == 201
@@ -228,6 +241,7 @@ def test_a_correction_that_changes_a_bracket_winner_flags_the_next_table(
     api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json")
     referee = UserFactory(username="ref2")
     ref = client_for(referee)
+    join_as_referee(api, ref, slug, "ref2")
     first_round = list(Match.objects.filter(round__stage__tournament__slug=slug, round__number=1))
     for match in first_round:
         api.post(f"/api/v1/matches/{match.pk}/referee/", {"referee": "ref2"}, format="json")

@@ -7,7 +7,7 @@ from django.core.exceptions import PermissionDenied
 
 from scoring.models import Game
 from scoring.services import record_hand
-from tests.factories import UserFactory
+from tests.factories import UserFactory, event_referee
 from tournaments.models import Match, MatchSeat, Round, Staff, Stage
 from tournaments.services import (
     BulkRegistrationError,
@@ -107,7 +107,7 @@ def test_eighteen_players_five_rounds_of_four_and_three(organizer):
     stage = add_stage(
         tournament, by=organizer, name="Round robin", format="round_robin", settings={"rounds": 5}
     )
-    referee = UserFactory()
+    referee = event_referee(tournament)
     rng = random.Random(4)
     met: dict[int, set] = {}
     for number in range(1, 6):
@@ -137,10 +137,14 @@ def test_referee_assignment_makes_them_a_referee_of_the_game(organizer):
     )
     round_ = generate_round(stage, by=organizer)
     match = round_.matches.first()
-    referee = UserFactory()
+    stranger = UserFactory()
+    with pytest.raises(TournamentError):
+        assign_referee(match, stranger, by=organizer)
+    assert not Staff.objects.filter(user=stranger).exists()
+    assert not match.game.referees.filter(pk=stranger.pk).exists()
+    referee = event_referee(tournament)
     assign_referee(match, referee, by=organizer)
     assert match.game.referees.filter(pk=referee.pk).exists()
-    assert Staff.objects.filter(tournament=tournament, user=referee, role="referee").exists()
 
 
 def test_swap_seats_before_play(organizer):
@@ -156,7 +160,7 @@ def test_swap_seats_before_play(organizer):
     assert MatchSeat.objects.get(round=round_, entrant=a).match_id == two.pk
     seat_names = list(two.game.seats.order_by("position").values_list("display_name", flat=True))
     assert a.player.display_name in seat_names
-    referee = UserFactory()
+    referee = event_referee(tournament)
     assign_referee(one, referee, by=organizer)
     record_hand(
         one.game, by=referee, number=1, ended="block", pips={"A": 1, "B": 2, "C": 3, "D": 4}
@@ -169,7 +173,7 @@ def test_partners_round_robin_of_eight_teams(organizer):
     tournament = create_tournament(by=organizer, name="Parejas", ruleset_key="partners")
     register_entrants(tournament, by=organizer, text="\n".join(f"A{i} & B{i}" for i in range(8)))
     stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
-    referee = UserFactory()
+    referee = event_referee(tournament)
     rng = random.Random(1)
     pairs = set()
     for _ in range(7):
@@ -199,7 +203,7 @@ def test_a_bracket_of_sixteen_advances_itself_to_a_champion(organizer):
     )
     register_entrants(tournament, by=organizer, text="\n".join(NAMES[:16]))
     stage = add_stage(tournament, by=organizer, name="Bracket", format="single_elimination")
-    referee = UserFactory()
+    referee = event_referee(tournament)
     rng = random.Random(2)
     first = generate_round(stage, by=organizer)
     publish_round(first, by=organizer)
@@ -223,7 +227,7 @@ def test_finish_stage_seeds_the_next_from_the_standings(organizer):
     bracket = add_stage(
         tournament, by=organizer, name="Final", format="single_elimination", settings={"advance": 2}
     )
-    referee = UserFactory()
+    referee = event_referee(tournament)
     rng = random.Random(3)
     for _ in range(2):
         round_ = generate_round(first, by=organizer)
@@ -255,7 +259,7 @@ def test_double_elimination_of_eight_advances_to_its_grand_final(organizer):
         format="double_elimination",
         settings={"grand_final_reset": False},
     )
-    referee = UserFactory()
+    referee = event_referee(tournament)
     rng = random.Random(6)
     publish_round(generate_round(stage, by=organizer), by=organizer)
     played = set()

@@ -5,7 +5,7 @@ import time
 import pytest
 from rest_framework.test import APIClient
 
-from tests.factories import UserFactory
+from tests.factories import UserFactory, event_referee
 from tournaments.models import StandingsState
 from tournaments.selectors import standing_lines
 from tournaments.services import (
@@ -31,7 +31,7 @@ def test_a_hand_posted_through_the_api_shows_in_the_standings_within_two_seconds
     stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
     round_ = generate_round(stage, by=organizer)
     publish_round(round_, by=organizer)
-    referee = UserFactory()
+    referee = event_referee(tournament)
     match = round_.matches.order_by("table_number").first()
     assign_referee(match, referee, by=organizer)
     client = APIClient()

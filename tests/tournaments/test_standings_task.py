@@ -9,7 +9,7 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from scoring.services import record_hand
-from tests.factories import UserFactory
+from tests.factories import UserFactory, event_referee
 from tournaments import tasks
 from tournaments.models import StandingsState
 from tournaments.selectors import standing_lines
@@ -35,7 +35,7 @@ def event():
     )
     round_ = generate_round(stage, by=organizer)
     publish_round(round_, by=organizer)
-    referee = UserFactory()
+    referee = event_referee(tournament)
     for match in round_.matches.all():
         assign_referee(match, referee, by=organizer)
     return tournament, round_, referee

@@ -3,7 +3,7 @@
 from rest_framework import serializers
 
 from scoring.rulesets import PRESETS
-from tournaments.models import Entrant, Match, Round, Stage, Tournament
+from tournaments.models import Entrant, Invitation, Match, Round, Staff, Stage, Tournament
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -147,3 +147,44 @@ class RoundSummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = Round
         fields = ["stage", "number", "status", "flags", "published_at", "tables"]
+
+
+class StaffSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username")
+
+    class Meta:
+        model = Staff
+        fields = ["id", "username", "role", "created_at"]
+
+
+class InvitationSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username")
+    tournament = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    tournament_name = serializers.CharField(source="tournament.name")
+    invited_by = serializers.CharField(source="invited_by.username", default=None, allow_null=True)
+
+    class Meta:
+        model = Invitation
+        fields = [
+            "id",
+            "tournament",
+            "tournament_name",
+            "username",
+            "role",
+            "invited_by",
+            "created_at",
+        ]
+
+
+class InvitationCreateSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=Staff.Role.choices)
+
+
+class StaffListSerializer(serializers.Serializer):
+    staff = StaffSerializer(many=True)
+    invitations = InvitationSerializer(many=True)
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()

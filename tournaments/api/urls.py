@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import views
+from tournaments.api import staff, views
 
 urlpatterns = [
     path("tournaments/", views.TournamentListView.as_view(), name="tournament-list"),
@@ -53,6 +53,14 @@ urlpatterns = [
         views.ExportView.as_view(),
         name="tournament-export-api",
     ),
+    path("tournaments/<slug:slug>/staff/", staff.StaffView.as_view(), name="tournament-staff"),
+    path("invitations/", staff.MyInvitationsView.as_view(), name="my-invitations"),
+    path(
+        "invitations/<int:pk>/<str:answer>/",
+        staff.InvitationAnswerView.as_view(),
+        name="invitation-answer-api",
+    ),
+    path("account/token/", staff.MyTokenView.as_view(), name="my-token"),
     path("matches/<int:pk>/", views.MatchDetailView.as_view(), name="match-detail"),
     path("matches/<int:pk>/referee/", views.MatchRefereeView.as_view(), name="match-referee"),
 ]

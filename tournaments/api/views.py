@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from accounts.idempotency import run_once
 from accounts.permissions import allowed
 from scoring.i18n import told
+from scoring.say import say
 from tournaments import selectors, services
 from tournaments.api import serializers as s
 from tournaments.models import (
@@ -352,9 +353,27 @@ class MatchRefereeView(TournamentMixin, APIView):
 
         def assign():
             username = request.data.get("referee") if isinstance(request.data, dict) else None
-            user = get_user_model().objects.filter(username=username).first()
+            if not isinstance(username, str) or not username.strip():
+                raise ValidationError({"referee": ["Name the referee by username."]})
+            # Only the event's own staff are looked up: a user outside it gets the same
+            # answer whether or not the name exists.
+            user = (
+                get_user_model()
+                .objects.filter(
+                    username=username.strip(),
+                    tournament_roles__tournament=match.round.stage.tournament,
+                )
+                .first()
+            )
             if user is None:
-                raise ValidationError({"referee": [f"There is no user {username!r}."]})
+                raise services.TournamentError(
+                    say(
+                        "{username} is not a referee or organizer of this tournament; "
+                        "invite them first.",
+                        username=username.strip(),
+                    ),
+                    "referee",
+                )
             done = services.assign_referee(match, user, by=request.user)
             return Response(s.MatchSerializer(done).data)
 
