@@ -30,6 +30,15 @@ POOLS_RANGE = (1, 1_000)
 # a person types and JSON carries exactly.
 PAIRING_SEED_RANGE = (0, INTEGER_MAX)
 
+# A stage's number settings, as the pairing engines check them; ``advance`` (how many
+# go through at a bracket table) is further held below the table size.
+STAGE_SETTING_RANGES = {
+    "rounds": ROUNDS_RANGE,
+    "pools": POOLS_RANGE,
+    "advance": (1, TABLE_SIZE_RANGE[1]),
+    "seed": PAIRING_SEED_RANGE,
+}
+
 # Points for a placement at a table (match points: 3 for a win, 1 for second ...).
 # Fractions are allowed (half points); a thousand is more than any league gives.
 PLACEMENT_POINTS_RANGE = (-1_000, 1_000)
