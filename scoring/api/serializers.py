@@ -217,19 +217,26 @@ IN_PLAY_COUNT_MESSAGE = format_lazy(
 )
 
 
+class InPlayListSerializer(serializers.ListSerializer):
+    """A hand's in-play scores: too many is refused before any entry is read, in the
+    field's own error list (DRF's ``max_length`` would nest it under non_field_errors)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, list) and len(data) > MOST_TILES:
+            raise serializers.ValidationError([IN_PLAY_COUNT_MESSAGE], code="max_length")
+        return super().to_internal_value(data)
+
+
 class InPlaySerializer(serializers.Serializer):
     seat = serializers.CharField(max_length=1)
     points = bounded(*PLAY_POINTS, PLAY_POINTS_MESSAGE)
 
+    class Meta:
+        list_serializer_class = InPlayListSerializer
+
 
 def in_play_list(**kwargs) -> InPlaySerializer:
-    return InPlaySerializer(
-        many=True,
-        required=False,
-        max_length=MOST_TILES,
-        error_messages={"max_length": IN_PLAY_COUNT_MESSAGE},
-        **kwargs,
-    )
+    return InPlaySerializer(many=True, required=False, **kwargs)
 
 
 class HandInputSerializer(serializers.Serializer):
