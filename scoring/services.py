@@ -443,9 +443,9 @@ def record_hand(
             leader=leader,
             lowest_tiles=lowest_tiles,
         )
+        # Bounded per request here and per hand as points come in live; counting both
+        # together would cost every hand a query, for a bound already finite.
         events = _in_play_events(game, ruleset, number, in_play, by)
-        if events:
-            _check_play_count(ruleset, _plays_scored(game, number) + len(events), field="in_play")
         hand = Hand(
             game=game,
             number=number,
