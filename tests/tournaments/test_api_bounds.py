@@ -195,3 +195,12 @@ def test_a_stage_in_the_query_beyond_any_column_is_a_400(api, value, path):
     slug = with_round(api)
     response = api.get(f"/api/v1/tournaments/{slug}/{path}?stage={value}")
     refused(response, "stage")
+
+
+@pytest.mark.parametrize("value", [2**63, 10**30])
+def test_numbers_in_the_address_beyond_any_column_are_not_found(api, value):
+    slug = with_round(api)
+    assert api.get(f"/api/v1/tournaments/{slug}/rounds/{value}/").status_code == 404
+    assert api.post(f"/api/v1/tournaments/{slug}/entrants/{value}/check-in/").status_code == 404
+    assert api.post(f"/api/v1/tournaments/{slug}/stages/{value}/finish/", {}).status_code == 404
+    assert api.get(f"/api/v1/matches/{value}/").status_code == 404
