@@ -75,6 +75,7 @@ def main() -> None:
 def run() -> None:
     from django.contrib.auth import get_user_model
 
+    from scoring.bounds import TARGET_RANGE
     from scoring.services import start_game
 
     user = get_user_model().objects.create_user("bench-referee")
@@ -85,7 +86,9 @@ def run() -> None:
             ruleset_key="cutthroat",
             seats=[Player.objects.create(display_name=f"P{g}-{i}") for i in range(4)],
             referees=[user],
-            overrides={"target": 100_000},
+            # The highest target a rule set takes: the 60 hands each game gets here
+            # (about 2,400 points) never finish it.
+            overrides={"target": TARGET_RANGE[1]},
         )
         for g in range(GAMES)
     ]

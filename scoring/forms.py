@@ -7,6 +7,7 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from scoring.bounds import FIRST_HAND, LAST_HAND, MOST_PIPS, MOST_VERSIONS, PENALTY_RANGE
 from scoring.i18n import told
 from scoring.models import Hand, ScoreEvent
 from scoring.rulesets import RuleSet, ScoringError
@@ -30,7 +31,7 @@ def _tile(text: str) -> tuple[int, int]:
 class HandForm(forms.Form):
     """How a hand ended: a domino by one seat or a block, and the pips left per seat."""
 
-    number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    number = forms.IntegerField(widget=forms.HiddenInput, min_value=FIRST_HAND, max_value=LAST_HAND)
     idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=255, required=False)
     ending = forms.ChoiceField(
         label=_("How did the hand end?"),
@@ -57,12 +58,17 @@ class HandForm(forms.Form):
                 label=gettext("Pips left: {name}").format(name=self.labels[seat.name]),
                 required=False,
                 min_value=0,
+                max_value=MOST_PIPS,
                 widget=forms.NumberInput(
                     attrs={"inputmode": "numeric", "pattern": "[0-9]*", "class": "pips"}
                 ),
                 error_messages={
                     "invalid": gettext("Enter the pips as a whole number."),
                     "min_value": gettext("Pips cannot be fewer than 0."),
+                    # Every pip of two sets; the rule set's own limit is the engine's.
+                    "max_value": gettext("No hand holds more than {most} pips.").format(
+                        most=MOST_PIPS
+                    ),
                 },
             )
             if ruleset.block_tie == "lowest_tile":
@@ -164,7 +170,9 @@ class HandForm(forms.Form):
 class CorrectionForm(HandForm):
     """A new version of an earlier hand: the same fields, the version seen and a reason."""
 
-    expected_version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    expected_version = forms.IntegerField(
+        widget=forms.HiddenInput, min_value=1, max_value=MOST_VERSIONS
+    )
     reason = forms.CharField(
         label=_("Why is this hand being corrected?"),
         max_length=500,
@@ -183,6 +191,10 @@ class EventForm(forms.Form):
             (ScoreEvent.Kind.PENALTY, "penalty"),
         ]
     )
-    points = forms.IntegerField(required=False)
+    # In-play points, a steal's play or a penalty: the service holds each kind to its
+    # own bound; this keeps any number that reaches it inside the widest of them.
+    points = forms.IntegerField(
+        required=False, min_value=-PENALTY_RANGE[1], max_value=PENALTY_RANGE[1]
+    )
     double = forms.BooleanField(required=False)
-    hand = forms.IntegerField(min_value=1)
+    hand = forms.IntegerField(min_value=FIRST_HAND, max_value=LAST_HAND)

@@ -7,8 +7,19 @@ new version and keeps the old one, with who changed it, when and why.
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
+from django.db.models.functions import Mod
+from django.db.models.lookups import Exact
 from django.utils.translation import gettext_lazy as _
+
+from scoring.bounds import (
+    LAST_HAND,
+    MOST_PLAY_POINTS,
+    MOST_STEAL_POINTS,
+    PENALTY_RANGE,
+    PLAY_POINTS_STEP,
+    TARGET_RANGE,
+)
 
 SEAT_NAMES = "ABCDEF"
 
@@ -79,6 +90,11 @@ class Game(models.Model):
             models.CheckConstraint(
                 condition=Q(status="scheduled") | Q(ruleset__isnull=False),
                 name="game_started_has_frozen_ruleset",
+            ),
+            models.CheckConstraint(
+                condition=Q(ruleset__isnull=True)
+                | Q(ruleset__target__gte=TARGET_RANGE[0], ruleset__target__lte=TARGET_RANGE[1]),
+                name="game_target_in_range",
             ),
         ]
         indexes = [models.Index(fields=["status", "-updated_at"])]
@@ -184,6 +200,7 @@ class Hand(models.Model):
                 name="hand_idempotency_key_unique",
             ),
             models.CheckConstraint(condition=Q(number__gte=1), name="hand_number_positive"),
+            models.CheckConstraint(condition=Q(number__lte=LAST_HAND), name="hand_number_in_range"),
             models.CheckConstraint(condition=Q(version__gte=1), name="hand_version_positive"),
             models.CheckConstraint(
                 condition=Q(ended="block", domino_by="") | (Q(ended="domino") & ~Q(domino_by="")),
@@ -239,18 +256,28 @@ class ScoreEvent(models.Model):
         ordering = ["game", "hand_number", "pk"]
         indexes = [models.Index(fields=["game", "hand_number"])]
         constraints = [
+            # The bounds of scoring.bounds, so that a write around the services is
+            # refused too.
             models.CheckConstraint(
-                condition=~Q(kind="in_play") | (Q(points__gt=0) & Q(points__lte=50)),
+                condition=~Q(kind="in_play")
+                | Q(
+                    Exact(Mod(F("points"), PLAY_POINTS_STEP), 0),
+                    points__gt=0,
+                    points__lte=MOST_PLAY_POINTS,
+                ),
                 name="event_in_play_positive",
             ),
             models.CheckConstraint(
-                condition=~Q(kind="steal") | Q(points__gt=0), name="event_steal_gains"
+                condition=~Q(kind="steal") | Q(points__gt=0, points__lte=MOST_STEAL_POINTS),
+                name="event_steal_gains",
             ),
             models.CheckConstraint(
-                condition=~Q(kind="stolen") | Q(points__lt=0), name="event_stolen_loses"
+                condition=~Q(kind="stolen") | Q(points__lt=0, points__gte=-MOST_STEAL_POINTS),
+                name="event_stolen_loses",
             ),
             models.CheckConstraint(
-                condition=~Q(kind="penalty") | Q(points__lt=0), name="event_penalty_deducts"
+                condition=~Q(kind="penalty") | Q(points__lt=0, points__gte=-PENALTY_RANGE[1]),
+                name="event_penalty_deducts",
             ),
             models.CheckConstraint(
                 condition=~Q(kind="forced_pass") | Q(points=0), name="event_forced_pass_no_points"

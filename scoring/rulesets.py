@@ -10,6 +10,7 @@ preset's name. Pure Python: no Django.
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from scoring.bounds import MOST_TILES, PENALTY_POINTS_RANGE, TARGET_RANGE, within
 from scoring.say import say
 
 
@@ -134,11 +135,23 @@ def _validate(rules: RuleSet) -> None:
     for name in ("in_play_scoring", "stacking", "steal", "draws", "play_on_tie_at_target"):
         if not isinstance(getattr(rules, name), bool):
             raise ScoringError(say("{name} is yes or no (true/false).", name=name), name)
-    for name, low in (("target", 1), ("hand_size", 1), ("penalty_points", 0)):
-        value = getattr(rules, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+    # The whole set (or both) dealt out is the most a hand can be, drawing or not.
+    most_tiles = MOST_TILES if rules.boxes == 2 else MOST_TILES // 2
+    hand_sizes = (1, most_tiles // max(1, rules.players))
+    for name, (low, high) in (
+        ("target", TARGET_RANGE),
+        ("hand_size", hand_sizes),
+        ("penalty_points", PENALTY_POINTS_RANGE),
+    ):
+        if not within(getattr(rules, name), (low, high)):
             raise ScoringError(
-                say("{name} must be a whole number of at least {low}.", name=name, low=low), name
+                say(
+                    "{name} must be a whole number from {low} to {high}.",
+                    name=name,
+                    low=low,
+                    high=high,
+                ),
+                name,
             )
     if rules.boxes not in (1, 2):
         raise ScoringError(say("A game uses one double-six set or two."), "boxes")

@@ -15,15 +15,19 @@ from django.utils import timezone
 
 from accounts.permissions import require
 from scoring import engine, statements
+from scoring.bounds import (
+    MAX_PLAY_POINTS,
+    MOST_PLAY_POINTS,
+    MOST_TILES,
+    PENALTY_RANGE,
+    whole_number,
+    within,
+)
 from scoring.engine import ScoringError
 from scoring.models import SEAT_NAMES, Game, Hand, ScoreEvent, Seat, Side
 from scoring.rulesets import RuleSet, get_ruleset
 from scoring.say import say
 from scoring.signals import game_changed, game_saved
-
-# The largest in-play score: 35 with one set (RULES.md). With two sets every tile exists
-# twice, so four open ends can each show a double: 6-6, 6-6, 5-5, 5-5 = 44, at most 40.
-MAX_PLAY_POINTS = {1: 35, 2: 40}
 
 
 class GameConflict(Exception):
@@ -231,8 +235,10 @@ def _in_play_events(
     (``seat_name``, ``side_name``); ``_seat_events`` or the hand's write fills in the ids."""
     seat_names = _seat_names(ruleset)
     side_of = engine.side_of(ruleset, seat_names)
+    in_play = list(in_play or ())
+    _check_play_count(ruleset, len(in_play), field="in_play")
     events = []
-    for index, entry in enumerate(in_play or ()):
+    for index, entry in enumerate(in_play):
         seat_name, points = (
             (entry["seat"], entry["points"]) if isinstance(entry, dict) else tuple(entry)
         )
@@ -279,10 +285,36 @@ def _no_such_seat(name: Any, known: Iterable[str], field: str) -> ScoringError:
     )
 
 
+def _check_play_count(ruleset: RuleSet, count: int, *, field: str) -> None:
+    """Each tile played scores at most once: a hand has no more in-play scores than
+    tiles in the set(s)."""
+    most = min(len(ruleset.tiles), MOST_TILES)
+    if count > most:
+        raise ScoringError(
+            say(
+                "A hand plays at most {most} tiles, so it has at most {most} in-play scores; "
+                "this one would have {count}.",
+                most=most,
+                count=count,
+            ),
+            field,
+        )
+
+
+def _plays_scored(game: Game, number: int) -> int:
+    """In-play scores and steals already recorded for hand ``number``."""
+    return ScoreEvent.objects.filter(
+        game=game,
+        hand_number=number,
+        active=True,
+        kind__in=[ScoreEvent.Kind.IN_PLAY, ScoreEvent.Kind.STEAL],
+    ).count()
+
+
 def _check_play_points(ruleset: RuleSet, points: Any, *, field: str) -> None:
     if not ruleset.in_play_scoring:
         raise ScoringError(say("This rule set scores no points during play."), field)
-    most = MAX_PLAY_POINTS.get(ruleset.boxes, 40)
+    most = MAX_PLAY_POINTS.get(ruleset.boxes, MOST_PLAY_POINTS)
     if isinstance(points, bool) or not isinstance(points, int) or points <= 0 or points % 5:
         raise ScoringError(
             say(
@@ -411,6 +443,8 @@ def record_hand(
             leader=leader,
             lowest_tiles=lowest_tiles,
         )
+        # Bounded per request here and per hand as points come in live; counting both
+        # together would cost every hand a query, for a bound already finite.
         events = _in_play_events(game, ruleset, number, in_play, by)
         hand = Hand(
             game=game,
@@ -657,6 +691,8 @@ def add_score_event(
         seats, seats_by_name = _table(game)
         actor = _seat(seats_by_name, seat, field="seat")
         common = {"game": game, "hand_number": hand, "note": note[:300], "created_by": _user(by)}
+        if kind in (ScoreEvent.Kind.IN_PLAY, ScoreEvent.Kind.STEAL):
+            _check_play_count(ruleset, _plays_scored(game, hand) + 1, field="hand")
         if kind == ScoreEvent.Kind.IN_PLAY:
             _check_play_points(ruleset, points, field="points")
             events = [ScoreEvent(seat=actor, side=actor.side, kind=kind, points=points, **common)]
@@ -678,8 +714,16 @@ def add_score_event(
                 )
         elif kind == ScoreEvent.Kind.PENALTY:
             deduction = ruleset.penalty_points if points is None else points
-            if isinstance(deduction, bool) or not isinstance(deduction, int) or deduction == 0:
-                raise ScoringError(say("A penalty deducts a whole number of points."), "points")
+            # Written 10 or -10, a deduction is ten points off.
+            if not whole_number(deduction) or not within(abs(deduction), PENALTY_RANGE):
+                raise ScoringError(
+                    say(
+                        "A penalty deducts a whole number of points from {low} to {high}.",
+                        low=PENALTY_RANGE[0],
+                        high=PENALTY_RANGE[1],
+                    ),
+                    "points",
+                )
             events = [
                 ScoreEvent(seat=actor, side=actor.side, kind=kind, points=-abs(deduction), **common)
             ]

@@ -291,8 +291,13 @@ def add_event(request, pk: int):
     game = _scorable(request, pk)
     form = EventForm(request.POST)
     if not form.is_valid():
+        problem = form.errors.get("points")
         return _answer(
-            request, game, error=gettext("Those points were not saved: tap the button again.")
+            request,
+            game,
+            error=problem[0]
+            if problem
+            else gettext("Those points were not saved: tap the button again."),
         )
     data = form.cleaned_data
     labels = {seat.name: seat.display_name for seat in game.seats.all()}

@@ -231,6 +231,66 @@ def test_bad_hands_are_refused_beside_the_field_and_nothing_is_stored(client, ev
     assert game.hand_count == before
 
 
+HUGE = ["2147483648", "4294967306", str(2**63), str(10**30)]
+
+
+def stored(game: Game) -> tuple:
+    game.refresh_from_db()
+    return (
+        Hand.objects.filter(game=game).count(),
+        ScoreEvent.objects.filter(game=game).count(),
+        game.totals,
+        game.revision,
+    )
+
+
+@pytest.mark.parametrize("value", [*HUGE, "337"])
+def test_the_hand_form_refuses_numbers_no_hand_holds(client, event, referee, value):
+    _, matches = event
+    game = live_game(matches)
+    client.force_login(referee)
+    before = stored(game)
+    data = hand_form(client, game) | {"ending": "block", "pips_B": "1", "pips_C": "2"}
+    response = client.post(f"/games/{game.pk}/score/hand/", data | {"pips_A": value, "pips_D": "3"})
+    assert response.status_code == 400
+    assert "No hand holds more than 336 pips." in response.content.decode()
+    wrong_number = client.post(
+        f"/games/{game.pk}/score/hand/", data | {"pips_A": "4", "pips_D": "3", "number": value}
+    )
+    assert wrong_number.status_code == 400
+    assert stored(game) == before
+
+
+@pytest.mark.parametrize(
+    ("kind", "value"),
+    [("penalty", v) for v in [*HUGE, "501", "-4294967306"]] + [("in_play", v) for v in HUGE],
+)
+def test_points_during_play_outside_their_range_are_refused(client, event, referee, kind, value):
+    _, matches = event
+    game = live_game(matches)
+    client.force_login(referee)
+    before = stored(game)
+    post = {"seat": "B", "kind": kind, "points": value, "hand": game.hand_count + 1, "key": value}
+    response = client.post(f"/games/{game.pk}/score/event/", post, **HTMX)
+    assert "Ensure this value" in response.content.decode() or "A penalty deducts" in (
+        response.content.decode()
+    )
+    assert stored(game) == before
+
+
+def test_a_correction_with_a_version_beyond_its_column_is_refused(client, event, referee):
+    _, matches = event
+    game = live_game(matches)
+    client.force_login(referee)
+    before = stored(game)
+    url = f"/games/{game.pk}/score/hands/1/"
+    base = {"number": 1, "ending": "block", "reason": "pips miscounted"}
+    base |= {"pips_A": "5", "pips_B": "10", "pips_C": "15", "pips_D": "20"}
+    for value in HUGE:
+        assert client.post(url, base | {"expected_version": value}).status_code == 400
+    assert stored(game) == before
+
+
 def test_preview_shows_the_award_and_stores_nothing(client, event, referee):
     _, matches = event
     game = live_game(matches)

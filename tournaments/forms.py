@@ -5,7 +5,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring import wording
+from scoring.bounds import PENALTY_RANGE, TARGET_RANGE
 from scoring.rulesets import CHOICES, PRESETS, get_ruleset
+from tournaments.bounds import ROUNDS_RANGE
 from tournaments.models import Stage
 from tournaments.standings import METRICS
 
@@ -40,12 +42,14 @@ class TournamentForm(forms.Form):
 
     name = forms.CharField(max_length=200)
     table_size = forms.TypedChoiceField(label=_("Players at a table"), coerce=int)
-    target = forms.IntegerField(label=_("Points to win"), min_value=25, max_value=5000)
+    target = forms.IntegerField(
+        label=_("Points to win"), min_value=TARGET_RANGE[0], max_value=TARGET_RANGE[1]
+    )
     in_play_scoring = forms.BooleanField(label=_("Points score during play"), required=False)
     rounding = forms.ChoiceField(label=_("Awards rounded"))
     block_tie = forms.ChoiceField(label=_("A tied block"))
     penalty_points = forms.IntegerField(
-        label=_("Points a penalty costs"), min_value=1, max_value=500
+        label=_("Points a penalty costs"), min_value=PENALTY_RANGE[0], max_value=PENALTY_RANGE[1]
     )
     public = forms.BooleanField(
         label=_("Public: anyone can follow it"), required=False, initial=True
@@ -53,7 +57,7 @@ class TournamentForm(forms.Form):
     stage_name = forms.CharField(label=_("First stage"), max_length=120, initial="Round robin")
     stage_format = forms.ChoiceField(label=_("Format"), choices=Stage.Format.choices)
     rounds = forms.IntegerField(
-        label=_("Rounds"), required=False, min_value=1, max_value=40,
+        label=_("Rounds"), required=False, min_value=ROUNDS_RANGE[0], max_value=ROUNDS_RANGE[1],
         help_text=_("Blank: everyone meets everyone (round robin) or the bracket's own length."),
     )  # fmt: skip
 
@@ -112,4 +116,6 @@ def get_default_order():
 class StageForm(forms.Form):
     name = forms.CharField(max_length=120)
     format = forms.ChoiceField(choices=Stage.Format.choices)
-    rounds = forms.IntegerField(required=False, min_value=1, max_value=40)
+    rounds = forms.IntegerField(
+        required=False, min_value=ROUNDS_RANGE[0], max_value=ROUNDS_RANGE[1]
+    )

@@ -10,6 +10,8 @@ from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.bounds import SEED_CEILING
+
 DEFAULT_TIEBREAK_ORDER = [
     "match_points",
     "point_differential",
@@ -206,6 +208,9 @@ class Entrant(models.Model):
                 condition=~Q(player=models.F("partner")), name="entrant_partner_is_another"
             ),
             models.CheckConstraint(condition=Q(seed__gte=1), name="entrant_seed_positive"),
+            models.CheckConstraint(
+                condition=Q(seed__lte=SEED_CEILING), name="entrant_seed_in_range"
+            ),
             models.CheckConstraint(
                 condition=Q(withdrawn=False) | Q(withdrawn_at__isnull=False),
                 name="entrant_withdrawal_dated",

@@ -20,10 +20,12 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import allowed
+from scoring.bounds import ID_MAX, digits
 from scoring.i18n import told
 from scoring.models import Game
 from scoring.rulesets import PRESETS, ScoringError
 from tournaments import selectors, services
+from tournaments.bounds import ADVANCING_RANGE, ROUNDS_RANGE, SEED_RANGE
 from tournaments.forms import TournamentForm, preset_lines
 from tournaments.models import Entrant, Invitation, Match, Round, Staff, Stage, Tournament
 from tournaments.standings import METRICS
@@ -177,10 +179,11 @@ def manage(request, slug: str):
 
 def _chosen(queryset, value, message: str, field: str):
     """The row of ``queryset`` whose id the form sent, or the organizer's error."""
-    try:
-        return queryset.get(pk=int(value))
-    except (TypeError, ValueError, queryset.model.DoesNotExist) as error:
-        raise services.TournamentError(message, field) from error
+    pk = digits(value, (1, ID_MAX))
+    row = queryset.filter(pk=pk).first() if pk is not None else None
+    if row is None:
+        raise services.TournamentError(message, field)
+    return row
 
 
 def _entrant(tournament: Tournament, value) -> Entrant:
@@ -211,7 +214,7 @@ def _stage(tournament: Tournament, value) -> Stage:
 
 
 def _staff_user(tournament: Tournament, value):
-    user = get_user_model().objects.filter(pk=value if str(value).isdigit() else 0).first()
+    user = get_user_model().objects.filter(pk=digits(value, (1, ID_MAX)) or 0).first()
     if user is None or not Staff.objects.filter(tournament=tournament, user=user).exists():
         raise services.TournamentError(gettext("Choose one of this tournament's staff."), "user")
     return user
@@ -265,18 +268,33 @@ def _do_withdraw(request, tournament):
     return gettext("{name} withdrew; later rounds leave them out.").format(name=entrant.name)
 
 
+def _number(request, name: str, bounds: tuple[int, int], message: str) -> int | None:
+    """The whole number the form sent as ``name`` (None when left blank), or the
+    organizer's error: a typed number is read only inside its bounds."""
+    text = request.POST.get(name, "").strip()
+    if not text:
+        return None
+    number = digits(text, bounds)
+    if number is None:
+        raise services.TournamentError(message.format(low=bounds[0], high=bounds[1]), name)
+    return number
+
+
 def _do_seed(request, tournament):
     entrant = _entrant(tournament, request.POST.get("entrant"))
-    value = request.POST.get("seed", "")
-    if not value.isdigit():
-        raise services.TournamentError(gettext("A seed is a whole number from 1."), "seed")
-    services.set_seed(entrant, by=request.user, seed=int(value))
-    return gettext("{name} is now seed {value}.").format(name=entrant.name, value=value)
+    message = gettext("A seed is a whole number from {low} to {high}.")
+    seed = _number(request, "seed", SEED_RANGE, message)
+    if seed is None:
+        raise services.TournamentError(message.format(low=SEED_RANGE[0], high=SEED_RANGE[1]))
+    services.set_seed(entrant, by=request.user, seed=seed)
+    return gettext("{name} is now seed {value}.").format(name=entrant.name, value=seed)
 
 
 def _do_add_stage(request, tournament):
-    rounds = request.POST.get("rounds", "")
-    settings = {"rounds": int(rounds)} if rounds.isdigit() else {}
+    rounds = _number(
+        request, "rounds", ROUNDS_RANGE, gettext("Rounds: a whole number from {low} to {high}.")
+    )
+    settings = {"rounds": rounds} if rounds else {}
     stage = services.add_stage(
         tournament,
         by=request.user,
@@ -330,7 +348,9 @@ def _do_assign(request, tournament):
             username=referee.username, matches=len(matches), number=round_.number
         )
     match = get_object_or_404(
-        Match, pk=request.POST.get("match") or 0, round__stage__tournament=tournament
+        Match,
+        pk=digits(request.POST.get("match"), (1, ID_MAX)) or 0,
+        round__stage__tournament=tournament,
     )
     services.assign_referee(match, referee, by=request.user)
     return gettext("{username} referees table {table_number}.").format(
@@ -340,10 +360,13 @@ def _do_assign(request, tournament):
 
 def _do_finish_stage(request, tournament):
     stage = _stage(tournament, request.POST.get("stage"))
-    top = request.POST.get("top", "")
-    following = services.finish_stage(
-        stage, by=request.user, top=int(top) if top.isdigit() and int(top) > 0 else None
+    top = _number(
+        request,
+        "top",
+        ADVANCING_RANGE,
+        gettext("How many go through: a whole number from {low} to {high}, or blank for all."),
     )
+    following = services.finish_stage(stage, by=request.user, top=top)
     if following is None:
         return gettext(
             "{name} finished; it was the last stage, so the tournament is finished."

@@ -4,6 +4,7 @@ Games are created and scored through ``scoring.services``; this module seats ent
 at tables, pairs rounds and moves bracket winners on.
 """
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,10 +15,12 @@ from django.utils.text import slugify
 
 from accounts.models import Player
 from accounts.permissions import allowed, require
+from scoring.bounds import digits, within
 from scoring.engine import ScoringError
 from scoring.models import Game
 from scoring.rulesets import PRESETS, get_ruleset
 from scoring.say import say
+from tournaments.bounds import PLACEMENT_POINTS_RANGE, SEED_RANGE, TABLE_SIZE_RANGE
 from tournaments.entries import EntryLine, LineProblem, read_entries
 from tournaments.models import (
     DEFAULT_TIEBREAK_ORDER,
@@ -110,6 +113,59 @@ def _check_tiebreaks(order: Sequence[str]) -> list[str]:
     return list(order)
 
 
+def _check_placement_points(table: Any) -> dict:
+    """A placement table: per table size, points per placement, every number bounded."""
+    field = "placement_points"
+    if not isinstance(table, dict):
+        raise TournamentError(
+            say('Placement points are per table size: {"4": {"1": 3, "2": 1}}.'), field
+        )
+    low, high = PLACEMENT_POINTS_RANGE
+    for size, places in table.items():
+        sides = digits(str(size), TABLE_SIZE_RANGE)
+        if sides is None:
+            raise TournamentError(
+                say(
+                    "{value!r} is not a table size: placement points are given per table "
+                    "of {low} to {high}.",
+                    value=size,
+                    low=TABLE_SIZE_RANGE[0],
+                    high=TABLE_SIZE_RANGE[1],
+                ),
+                field,
+            )
+        if not isinstance(places, dict):
+            raise TournamentError(
+                say('Placement points are per table size: {"4": {"1": 3, "2": 1}}.'), field
+            )
+        for place, points in places.items():
+            if digits(str(place), (1, sides)) is None:
+                raise TournamentError(
+                    say(
+                        "At a table of {sides}, placements run from 1 to {sides}; got {value!r}.",
+                        sides=sides,
+                        value=place,
+                    ),
+                    field,
+                )
+            if not (
+                isinstance(points, int | float)
+                and not isinstance(points, bool)
+                and math.isfinite(points)
+                and low <= points <= high
+            ):
+                raise TournamentError(
+                    say(
+                        "Points for a placement are a number from {low} to {high}; got {value!r}.",
+                        low=low,
+                        high=high,
+                        value=points,
+                    ),
+                    field,
+                )
+    return table
+
+
 def create_tournament(
     *,
     by,
@@ -133,6 +189,7 @@ def create_tournament(
     overrides = dict(overrides or {})
     table_size = _table_size_for(ruleset_key, table_size, overrides)
     order = _check_tiebreaks(tiebreak_order or DEFAULT_TIEBREAK_ORDER)
+    _check_placement_points(placement_points or {})
     _check_time_zone(time_zone)
     with transaction.atomic():
         if slug and Tournament.objects.filter(slug=slug).exists():
@@ -201,6 +258,8 @@ def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
             changes["tiebreak_order"] = _check_tiebreaks(changes["tiebreak_order"])
         if "time_zone" in changes:
             _check_time_zone(changes["time_zone"])
+        if "placement_points" in changes:
+            _check_placement_points(changes["placement_points"])
         if rules_change:
             key = changes.get("ruleset_key", tournament.ruleset_key)
             overrides = changes.get("overrides", tournament.overrides)
@@ -436,6 +495,8 @@ def register_entrant(
             label = player.display_name
         if Entrant.objects.filter(tournament=tournament, name__iexact=label).exists():
             raise TournamentError(say("{label} is already registered.", label=label), "name")
+        if seed is not None:
+            _check_seed(seed)
         if seed is not None and Entrant.objects.filter(tournament=tournament, seed=seed).exists():
             raise TournamentError(say("Seed {seed} is taken.", seed=seed), "seed")
         return Entrant.objects.create(
@@ -526,10 +587,21 @@ def withdraw(entrant: Entrant, *, by) -> Entrant:
     return entrant
 
 
+def _check_seed(seed: Any) -> None:
+    if not within(seed, SEED_RANGE):
+        raise TournamentError(
+            say(
+                "A seed is a whole number from {low} to {high}.",
+                low=SEED_RANGE[0],
+                high=SEED_RANGE[1],
+            ),
+            "seed",
+        )
+
+
 def set_seed(entrant: Entrant, *, by, seed: int) -> Entrant:
     """Give an entrant a seed; an entrant holding it swaps to the old one."""
-    if not isinstance(seed, int) or seed < 1:
-        raise TournamentError(say("A seed is a whole number from 1."), "seed")
+    _check_seed(seed)
     with transaction.atomic():
         entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
         tournament = entrant.tournament
@@ -555,6 +627,7 @@ def add_stage(
 ) -> Stage:
     """Add the next stage (a round robin, Swiss, bracket or pools) to the tournament."""
     from tournaments.pairing import get_engine
+    from tournaments.pairing.base import check_positive_int
 
     if format not in Stage.Format.values:
         formats = ", ".join(Stage.Format.values)
@@ -567,6 +640,8 @@ def add_stage(
     settings = dict(settings or {})
     engine = get_engine(format)
     try:
+        if "seed" in settings:
+            check_positive_int(settings, "seed")
         engine.validate_settings(settings, table_size=tournament.sides_per_table)
     except ValueError as error:
         raise TournamentError(str(error), "settings") from error

@@ -1,11 +1,43 @@
 """Serializers for games, hands and events: thin; the engine and services do the checking."""
 
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from accounts.models import Player
+from scoring.bounds import (
+    FIRST_HAND,
+    ID_MAX,
+    LAST_HAND,
+    MOST_PIPS,
+    MOST_PLAY_POINTS,
+    MOST_TILES,
+    MOST_VERSIONS,
+    PENALTY_RANGE,
+    PLAY_POINTS_STEP,
+    whole_number,
+    within,
+)
 from scoring.models import Game, Hand, ScoreEvent, Seat, Side
 from scoring.rulesets import PRESETS
 from scoring.selectors import ruleset_of
+
+
+def bounded(low: int, high: int, message=None, **kwargs) -> serializers.IntegerField:
+    """An integer field bounded on both sides, refusing in words that give both bounds.
+
+    Every number a body carries is bounded like this before it reaches a service: on
+    PostgreSQL a value outside its column would wrap instead of being refused.
+    """
+    message = message or format_lazy(
+        _("Give a whole number from {low} to {high}."), low=low, high=high
+    )
+    return serializers.IntegerField(
+        min_value=low,
+        max_value=high,
+        error_messages={"min_value": message, "max_value": message},
+        **kwargs,
+    )
 
 
 class SeatSerializer(serializers.ModelSerializer):
@@ -150,11 +182,13 @@ class GameCreateSerializer(serializers.Serializer):
 
     def validate_seats(self, seats: list) -> list:
         ids = [seat for seat in seats if isinstance(seat, int) and not isinstance(seat, bool)]
+        if not all(within(seat, (1, ID_MAX)) for seat in ids):
+            raise serializers.ValidationError(_("A player's id is a whole number from 1."))
         players = Player.objects.in_bulk(ids)
         resolved = []
         for seat in seats:
             if isinstance(seat, bool) or not isinstance(seat, int | str):
-                raise serializers.ValidationError("Each seat is a player's id or a name.")
+                raise serializers.ValidationError(_("Each seat is a player's id or a name."))
             if isinstance(seat, int):
                 if seat not in players:
                     raise serializers.ValidationError(f"There is no player {seat}.")
@@ -167,26 +201,70 @@ class GameCreateSerializer(serializers.Serializer):
         return resolved
 
 
-FIRST_HAND, LAST_HAND = 1, 10_000
 ENDINGS = frozenset(Hand.Ended.values)
+# The serializer's bound on one play is the largest any rule set allows (two boxes);
+# the service then holds each game to its own (35 with one box).
+PLAY_POINTS = (PLAY_POINTS_STEP, MOST_PLAY_POINTS)
+HAND_NUMBERS = (FIRST_HAND, LAST_HAND)
+PIPS = (0, MOST_PIPS)
+PLAY_POINTS_MESSAGE = format_lazy(
+    _("In-play points are a multiple of five from {low} to {high}."),
+    low=PLAY_POINTS[0],
+    high=PLAY_POINTS[1],
+)
+IN_PLAY_COUNT_MESSAGE = format_lazy(
+    _("A hand has at most {most} in-play scores: one per tile played."), most=MOST_TILES
+)
+
+
+class InPlayListSerializer(serializers.ListSerializer):
+    """A hand's in-play scores: too many is refused before any entry is read, in the
+    field's own error list (DRF's ``max_length`` would nest it under non_field_errors)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, list) and len(data) > MOST_TILES:
+            raise serializers.ValidationError([IN_PLAY_COUNT_MESSAGE], code="max_length")
+        return super().to_internal_value(data)
 
 
 class InPlaySerializer(serializers.Serializer):
     seat = serializers.CharField(max_length=1)
-    points = serializers.IntegerField()
+    points = bounded(*PLAY_POINTS, PLAY_POINTS_MESSAGE)
+
+    class Meta:
+        list_serializer_class = InPlayListSerializer
+
+
+def in_play_list(**kwargs) -> InPlaySerializer:
+    return InPlaySerializer(many=True, required=False, **kwargs)
 
 
 class HandInputSerializer(serializers.Serializer):
     """What a referee sends for the end of a hand."""
 
-    number = serializers.IntegerField(min_value=FIRST_HAND, max_value=LAST_HAND)
+    number = bounded(*HAND_NUMBERS)
     ended = serializers.ChoiceField(choices=Hand.Ended.choices)
     domino_by = serializers.CharField(max_length=1, required=False, allow_null=True, default=None)
     pips = serializers.JSONField(required=False, default=None)
     tiles = serializers.JSONField(required=False, default=None)
     leader = serializers.CharField(max_length=1, required=False, allow_null=True, default=None)
-    in_play = InPlaySerializer(many=True, required=False, default=list)
+    in_play = in_play_list(default=list)
     lowest_tiles = serializers.JSONField(required=False, default=None)
+
+    def validate_pips(self, pips):
+        # The engine checks the pips against the rule set; a count no table could leave
+        # is refused here, before anything else reads it.
+        if isinstance(pips, dict) and any(
+            whole_number(count) and not within(count, PIPS) for count in pips.values()
+        ):
+            raise serializers.ValidationError(
+                format_lazy(
+                    _("Pips left in a hand are a whole number from {low} to {high}."),
+                    low=PIPS[0],
+                    high=PIPS[1],
+                )
+            )
+        return pips
 
     def validate(self, attrs: dict) -> dict:
         if attrs["ended"] == "domino" and not attrs.get("domino_by"):
@@ -232,6 +310,7 @@ def plain_hand_body(body) -> dict | None:
         and (leader is None or _is_seat_letter(leader))
         and _is_plain_pips(pips)
         and type(in_play) is list
+        and len(in_play) <= MOST_TILES
         and all(_is_plain_in_play(entry) for entry in in_play)
     ):
         return None
@@ -258,23 +337,26 @@ def _is_seat_letter(value) -> bool:
 
 def _is_plain_pips(pips) -> bool:
     return type(pips) is dict and all(
-        type(seat) is str and type(count) is int for seat, count in pips.items()
+        type(seat) is str and type(count) is int and PIPS[0] <= count <= PIPS[1]
+        for seat, count in pips.items()
     )
 
 
 def _is_plain_in_play(entry) -> bool:
+    points = entry.get("points") if type(entry) is dict else None
     return (
         type(entry) is dict
         and _is_seat_letter(entry.get("seat"))
-        and type(entry.get("points")) is int
+        and type(points) is int
+        and PLAY_POINTS[0] <= points <= PLAY_POINTS[1]
     )
 
 
 class CorrectionSerializer(HandInputSerializer):
-    number = serializers.IntegerField(required=False, min_value=1)
+    number = bounded(*HAND_NUMBERS, required=False)
     reason = serializers.CharField(max_length=500)
-    expected_version = serializers.IntegerField(min_value=1)
-    in_play = InPlaySerializer(many=True, required=False, default=None, allow_null=True)
+    expected_version = bounded(1, MOST_VERSIONS)
+    in_play = in_play_list(default=None, allow_null=True)
 
 
 class VoidSerializer(serializers.Serializer):
@@ -282,12 +364,16 @@ class VoidSerializer(serializers.Serializer):
 
 
 class EventInputSerializer(serializers.Serializer):
-    hand = serializers.IntegerField(min_value=1)
+    hand = bounded(*HAND_NUMBERS)
     seat = serializers.CharField(max_length=1)
     kind = serializers.ChoiceField(
         choices=[k for k in ScoreEvent.Kind.values if k != ScoreEvent.Kind.STOLEN]
     )
-    points = serializers.IntegerField(required=False, allow_null=True, default=None)
+    # In-play points, the play a steal stacks on, or a penalty's deduction (written 10
+    # or -10): the service holds each kind to its own bound.
+    points = bounded(
+        -PENALTY_RANGE[1], PENALTY_RANGE[1], required=False, allow_null=True, default=None
+    )
     double = serializers.BooleanField(required=False, default=False)
     note = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
 
@@ -309,6 +395,8 @@ class CalculatorSerializer(serializers.Serializer):
     leader = serializers.CharField(max_length=20, required=False, allow_null=True, default=None)
     lowest_tiles = serializers.JSONField(required=False, default=None)
     overrides = serializers.DictField(required=False, default=dict)
+
+    validate_pips = HandInputSerializer.validate_pips
 
     def validate(self, attrs: dict) -> dict:
         HandInputSerializer.validate(self, attrs)

@@ -147,6 +147,6 @@ def test_a_refusal_is_worded_in_each_callers_language():
         with translation.override(language), pytest.raises(ValidationError) as refused:
             validated_hand_body(body)
         words.setdefault(language, set()).add(str(refused.value.detail["number"][0]))
-    assert words["en"] == {"Ensure this value is less than or equal to 10000."}
+    assert words["en"] == {"Give a whole number from 1 to 10000."}
     assert len(words["es"]) == 1
     assert words["es"] != words["en"]

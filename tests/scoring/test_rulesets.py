@@ -120,6 +120,39 @@ def test_bad_overrides_name_the_field(overrides, field):
     assert error.value.field == field
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("target", 10**30),
+        ("target", 2**31),
+        ("target", 2**32 + 10),
+        ("target", 24),
+        ("target", 5_001),
+        ("target", -250),
+        ("penalty_points", 2**63),
+        ("penalty_points", 501),
+        ("penalty_points", -10),
+        ("hand_size", 8),  # four hands of eight need 32 of the 28 tiles
+        ("hand_size", 2**31),
+        ("hand_size", 0),
+    ],
+)
+def test_numbers_outside_the_games_range_are_refused_with_both_bounds(field, value):
+    with pytest.raises(ScoringError, match=r"whole number from \d+ to \d+") as error:
+        get_ruleset("cutthroat", players=4, overrides={field: value})
+    assert error.value.field == field
+
+
+def test_the_ends_of_each_range_are_accepted():
+    assert get_ruleset("cutthroat", overrides={"target": 25}).target == 25
+    assert get_ruleset("cutthroat", overrides={"target": 5_000}).target == 5_000
+    assert get_ruleset("cutthroat", overrides={"penalty_points": 500}).penalty_points == 500
+    # Drawing from two sets, six players may still hold nine tiles each (56 // 6).
+    assert get_ruleset("two_box", players=6, overrides={"hand_size": 9}).hand_size == 9
+    with pytest.raises(ScoringError):
+        get_ruleset("two_box", players=6, overrides={"hand_size": 10})
+
+
 def test_a_table_size_the_preset_does_not_allow_is_refused():
     with pytest.raises(ScoringError, match="played by 4 players, not 3"):
         get_ruleset("partners", players=3)

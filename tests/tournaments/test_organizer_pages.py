@@ -160,3 +160,98 @@ def test_an_action_on_something_of_another_tournament_is_refused_in_words(client
         response = client.post(f"/t/copa/manage/{action}/", data, follow=True)
         assert messages_of(response) == [said]
     assert not Entrant.objects.get(pk=stranger.pk).checked_in
+
+
+HUGE = ["2147483648", "4294967299", str(2**63), str(10**30)]
+
+
+@pytest.mark.parametrize("value", [*HUGE, "0", "-1", "²", "3.0", "100001", ""])
+def test_a_seed_outside_its_range_is_refused_on_the_manage_page(client, organizer, value):
+    tournament, _ = make_event(organizer, slug="copa")
+    client.force_login(organizer)
+    first = Entrant.objects.get(tournament=tournament, seed=1)
+    response = client.post(
+        "/t/copa/manage/seed/", {"entrant": first.pk, "seed": value}, follow=True
+    )
+    assert response.status_code == 200
+    assert messages_of(response)[-1] == "A seed is a whole number from 1 to 100000."
+    assert sorted(Entrant.objects.values_list("seed", flat=True)) == list(range(1, 9))
+
+
+@pytest.mark.parametrize("value", [*HUGE, "0", "²"])
+def test_entrant_and_match_ids_beyond_any_row_are_refused(client, organizer, value):
+    _, round_ = make_event(organizer, slug="copa")
+    client.force_login(organizer)
+    checked = client.post("/t/copa/manage/check-in/", {"entrant": value}, follow=True)
+    assert messages_of(checked)[-1] == "Choose an entrant of this tournament."
+    swapped = client.post(
+        "/t/copa/manage/swap/", {"round": round_.pk, "first": value, "second": value}, follow=True
+    )
+    assert messages_of(swapped)[-1] == "Choose an entrant of this tournament."
+    published = client.post("/t/copa/manage/publish/", {"round": value}, follow=True)
+    assert messages_of(published)[-1] == "Choose a round of this tournament."
+    assigned = client.post(
+        "/t/copa/manage/assign/", {"match": value, "referee": organizer.pk}, follow=True
+    )
+    assert assigned.status_code == 404
+    assert not Entrant.objects.filter(checked_in=True).exists()
+
+
+@pytest.mark.parametrize("value", [*HUGE, "0", "41", "²"])
+def test_stage_rounds_outside_their_range_are_refused(client, organizer, value):
+    tournament, _ = make_event(organizer, slug="copa")
+    client.force_login(organizer)
+    response = client.post(
+        "/t/copa/manage/add-stage/",
+        {"name": "Final", "format": "swiss", "rounds": value},
+        follow=True,
+    )
+    assert messages_of(response)[-1] == "Rounds: a whole number from 1 to 40."
+    assert Stage.objects.filter(tournament=tournament).count() == 1
+
+
+@pytest.mark.parametrize("value", [*HUGE, "0", "-1", "²"])
+def test_finishing_with_a_count_outside_its_range_is_refused(client, organizer, value):
+    tournament, _ = make_event(organizer, slug="copa")
+    client.force_login(organizer)
+    stage = Stage.objects.get(tournament=tournament)
+    response = client.post(
+        "/t/copa/manage/finish-stage/", {"stage": stage.pk, "top": value}, follow=True
+    )
+    assert messages_of(response)[-1].startswith("How many go through: a whole number from 1")
+    assert Stage.objects.get(pk=stage.pk).status != Stage.Status.FINISHED
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("target", str(10**30)),
+        ("target", "4294967306"),
+        ("target", "5001"),
+        ("penalty_points", str(2**63)),
+        ("penalty_points", "501"),
+        ("rounds", "2147483648"),
+        ("rounds", "41"),
+    ],
+)
+def test_the_new_tournament_form_refuses_numbers_outside_their_range(
+    client, organizer, field, value
+):
+    client.force_login(organizer)
+    data = {
+        "preset": "cutthroat",
+        "name": "Copa",
+        "table_size": "4",
+        "target": "250",
+        "in_play_scoring": "on",
+        "rounding": "nearest_5",
+        "block_tie": "no_award",
+        "penalty_points": "10",
+        "stage_name": "Liga",
+        "stage_format": "round_robin",
+        "tiebreak_1": "match_points",
+    }
+    response = client.post("/organize/new/", data | {field: value})
+    assert response.status_code == 400
+    assert field in response.context["form"].errors
+    assert not Tournament.objects.exists()

@@ -1,8 +1,12 @@
 """Serializers for tournaments, entrants, stages, rounds and matches."""
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from scoring.api.serializers import bounded
+from scoring.bounds import ID_MAX
 from scoring.rulesets import PRESETS
+from tournaments.bounds import ADVANCING_RANGE, SEED_RANGE, TABLE_SIZE_RANGE
 from tournaments.models import Entrant, Invitation, Match, Round, Staff, Stage, Tournament
 
 
@@ -34,7 +38,7 @@ class TournamentCreateSerializer(serializers.Serializer):
     slug = serializers.SlugField(max_length=80, required=False, default="")
     ruleset = serializers.ChoiceField(choices=sorted(PRESETS))
     overrides = serializers.DictField(required=False, default=dict)
-    table_size = serializers.IntegerField(required=False, allow_null=True, default=None)
+    table_size = bounded(*TABLE_SIZE_RANGE, required=False, allow_null=True, default=None)
     public = serializers.BooleanField(required=False, default=True)
     time_zone = serializers.CharField(required=False, default="UTC")
     tiebreak_order = serializers.ListField(
@@ -60,7 +64,7 @@ class TournamentUpdateSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
     ruleset = serializers.ChoiceField(choices=sorted(PRESETS), required=False)
     overrides = serializers.DictField(required=False)
-    table_size = serializers.IntegerField(required=False)
+    table_size = bounded(*TABLE_SIZE_RANGE, required=False)
 
 
 class EntrantSerializer(serializers.ModelSerializer):
@@ -75,7 +79,7 @@ class EntrantSerializer(serializers.ModelSerializer):
 class EntrantCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=120, required=False, default="")
     partner_name = serializers.CharField(max_length=120, required=False, default="")
-    seed = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    seed = bounded(*SEED_RANGE, required=False, allow_null=True, default=None)
     text = serializers.CharField(
         required=False, default="", help_text="A pasted list: one entrant a line, 'A & B' a team."
     )
@@ -91,6 +95,26 @@ class StageSerializer(serializers.ModelSerializer):
         model = Stage
         fields = ["id", "order", "name", "format", "settings", "status"]
         read_only_fields = ["id", "order", "status"]
+
+
+class StageFinishSerializer(serializers.Serializer):
+    """How the next stage is seeded: the top N overall, or the top k of every pool."""
+
+    top = bounded(*ADVANCING_RANGE, required=False, allow_null=True, default=None)
+    per_pool = bounded(*ADVANCING_RANGE, required=False, allow_null=True, default=None)
+
+
+class SwapSerializer(serializers.Serializer):
+    entrants = serializers.ListField(
+        child=bounded(1, ID_MAX, _("An entrant's id is a whole number from 1.")),
+        min_length=2,
+        max_length=2,
+        help_text="The two entrants' ids.",
+        error_messages={
+            "min_length": _("Name the two entrants to swap: [id, id]."),
+            "max_length": _("Name the two entrants to swap: [id, id]."),
+        },
+    )
 
 
 class MatchSerializer(serializers.ModelSerializer):

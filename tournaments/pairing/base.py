@@ -10,7 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from scoring.bounds import SMALLINT_MAX, within
 from scoring.say import say
+from tournaments.bounds import STAGE_SETTING_RANGES
 
 
 class PairingError(ValueError):
@@ -107,9 +109,15 @@ def check_positive_int(settings: Mapping[str, Any], name: str, *, required: bool
         if required:
             raise PairingError(say("Say how many {value}.", value=name.replace("_", " ")))
         return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    low, high = STAGE_SETTING_RANGES.get(name, (1, SMALLINT_MAX))
+    if not within(value, (low, high)):
         raise PairingError(
-            say("{value} must be a whole number from 1.", value=name.replace("_", " ").capitalize())
+            say(
+                "{value} must be a whole number from {low} to {high}.",
+                value=name.replace("_", " ").capitalize(),
+                low=low,
+                high=high,
+            )
         )
 
 
