@@ -75,7 +75,8 @@ WHERE s.tournament_id = %s AND ms.total IS NOT NULL
 GROUP BY r.stage_id, ms.entrant_id
 WINDOW stage AS (PARTITION BY r.stage_id)
 """
-# Seats at the tables of bye matches and of live games (those only when counted).
+# Seats at the tables of bye matches and of live games (those only when counted), in
+# published rounds: a draft round's bye is not official yet.
 OTHER_SEATS_SQL = """
 SELECT m.id, r.stage_id, r.number, m.bye, ms.position, ms.entrant_id, g.winner,
        g.totals, g.tallies, g.last_hand_at
@@ -84,7 +85,8 @@ JOIN tournaments_match m ON m.id = ms.match_id
 JOIN tournaments_round r ON r.id = ms.round_id
 JOIN tournaments_stage s ON s.id = r.stage_id
 LEFT JOIN scoring_game g ON g.id = m.game_id
-WHERE s.tournament_id = %s AND (m.bye OR (%s AND g.status = 'in_progress'))
+WHERE s.tournament_id = %s AND r.status <> 'draft'
+  AND (m.bye OR (%s AND g.status = 'in_progress'))
 ORDER BY m.id, ms.position
 """
 # Every seat of some finished games, for head to head.
