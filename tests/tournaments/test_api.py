@@ -226,6 +226,7 @@ def test_a_correction_that_changes_a_bracket_winner_flags_the_next_table(
         format="json",
     )
     api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json")
+    api.post(f"/api/v1/tournaments/{slug}/rounds/1/publish/", {}, format="json")
     referee = UserFactory(username="ref2")
     ref = client_for(referee)
     first_round = list(Match.objects.filter(round__stage__tournament__slug=slug, round__number=1))
