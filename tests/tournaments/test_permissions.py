@@ -7,8 +7,6 @@ from rest_framework.test import APIClient
 from scoring.models import Game, Hand, ScoreEvent
 from tests.factories import SuperuserFactory, UserFactory
 from tournaments import services
-from tournaments.selectors import standing_lines
-from tournaments.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db
 
@@ -176,25 +174,3 @@ def test_publishing_opens_the_round_for_scoring(draft, organizer):
     response = client.post(f"/api/v1/games/{match.game_id}/hands/", HAND, format="json")
     assert response.status_code == 201, response.json()
     assert Game.objects.get(pk=match.game_id).status == Game.Status.IN_PROGRESS
-
-
-def test_a_bye_counts_in_the_standings_once_its_round_is_published(
-    organizer, django_capture_on_commit_callbacks
-):
-    tournament = services.create_tournament(
-        by=organizer, name="Mano a mano", ruleset_key="cutthroat", table_size=2
-    )
-    services.register_entrants(tournament, by=organizer, text="\n".join("ABCDE"))
-    stage = services.add_stage(tournament, by=organizer, name="RR", format="round_robin")
-    round_ = services.generate_round(stage, by=organizer)
-    bye = round_.matches.get(bye=True).seats.get().entrant
-
-    def games_played() -> int:
-        lines, _ = standing_lines(tournament, entrant=bye)
-        return lines[0].games_played if lines else 0
-
-    rebuild_standings(tournament.pk)
-    assert games_played() == 0
-    with django_capture_on_commit_callbacks(execute=True):
-        services.publish_round(round_, by=organizer)  # requests the recompute itself
-    assert games_played() == 1
