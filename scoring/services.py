@@ -213,6 +213,8 @@ def _changed(game: Game, change: str, *, revision_saved: bool = False) -> None:
 
 
 def _require_open(game: Game) -> None:
+    # A flag on the game rather than a rule: rules only grant and superusers pass them
+    # all, yet nobody may record in a draft; and the flag comes with the locked row.
     if game.held:
         raise GameConflict(
             say(
