@@ -21,10 +21,19 @@ class SeatInline(admin.TabularInline):
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
     list_display = ["__str__", "ruleset_key", "status", "totals", "winner", "updated_at"]
-    list_filter = ["status", "ruleset_key", "public"]
+    list_filter = ["status", "ruleset_key", "public", "held"]
     search_fields = ["label"]
     filter_horizontal = ["referees"]
-    readonly_fields = ["ruleset", "totals", "hand_count", "revision", "created_at", "updated_at"]
+    # ``held`` follows the tournament round's status: publishing the round opens the game.
+    readonly_fields = [
+        "ruleset",
+        "totals",
+        "held",
+        "hand_count",
+        "revision",
+        "created_at",
+        "updated_at",
+    ]
     inlines = [SideInline, SeatInline]
 
 

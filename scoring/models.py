@@ -44,6 +44,12 @@ class Game(models.Model):
         help_text="Set by whatever holds the game (a tournament's table): game_changed "
         "passes it on, so that listeners pass over a lone game without a query.",
     )
+    held = models.BooleanField(
+        default=False,
+        help_text="Set by whatever holds the game while its table is not official yet (a "
+        "tournament's round in draft): nothing is recorded in it, and it is shown only to "
+        "those a rule lets see it (its referees, the event's staff).",
+    )
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.SCHEDULED)
     totals = models.JSONField(default=dict, help_text="Running total per side name.")
     winner = models.CharField(max_length=20, blank=True, help_text="The winning side's name.")
@@ -95,6 +101,10 @@ class Game(models.Model):
                 condition=Q(ruleset__isnull=True)
                 | Q(ruleset__target__gte=TARGET_RANGE[0], ruleset__target__lte=TARGET_RANGE[1]),
                 name="game_target_in_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(held=False) | Q(status="scheduled"),
+                name="game_held_is_not_started",
             ),
         ]
         indexes = [models.Index(fields=["status", "-updated_at"])]

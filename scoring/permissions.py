@@ -20,7 +20,9 @@ def is_owner(user, game) -> bool:
 
 @grants("game.view")
 def public_or_involved(user, game) -> bool:
-    return game.public or is_owner(user, game) or is_referee(user, game)
+    # A held game is not public yet, whatever its flag says; whoever holds it widens this
+    # to its own staff with a rule of its own.
+    return (game.public and not game.held) or is_owner(user, game) or is_referee(user, game)
 
 
 @grants("game.score")

@@ -79,11 +79,13 @@ def create_game(
     referees: Iterable = (),
     start: bool = False,
     followed: bool = False,
+    held: bool = False,
 ) -> Game:
     """Create a game with its sides and seats; ``start=True`` freezes its rules at once.
 
     ``followed`` marks a game that something above scoring listens to (a tournament's
-    table); ``game_changed`` says so with every change.
+    table); ``game_changed`` says so with every change. ``held`` keeps it closed until
+    ``release_games`` opens it (a table whose round is still a draft).
     """
     overrides = dict(overrides or {})
     specs = [seat if isinstance(seat, SeatSpec) else SeatSpec(player=seat) for seat in seats]
@@ -101,6 +103,7 @@ def create_game(
             label=label,
             public=public,
             followed=followed,
+            held=held and not start,
             created_by=by if getattr(by, "pk", None) else None,
         )
         sides = Side.objects.bulk_create(
@@ -213,7 +216,21 @@ def _changed(game: Game, change: str, *, revision_saved: bool = False) -> None:
     )
 
 
+def _require_open(game: Game) -> None:
+    # A flag on the game rather than a rule: rules only grant and superusers pass them
+    # all, yet nobody may record in a draft; and the flag comes with the locked row.
+    if game.held:
+        raise GameConflict(
+            say(
+                "This table is not published yet: nothing can be recorded until the "
+                "organizers publish its round."
+            ),
+            game=game,
+        )
+
+
 def _require_playable(game: Game) -> None:
+    _require_open(game)
     if game.status == Game.Status.FINISHED:
         raise GameConflict(
             say(
@@ -510,6 +527,7 @@ def correct_hand(
     with transaction.atomic():
         game = _lock(game)
         require(by, "game.score", game)
+        _require_open(game)
         current = _current_hand(game, hand_number)
         if current.version != expected_version:
             raise GameConflict(
@@ -572,6 +590,7 @@ def void_hand(game: Game | int, hand_number: int, *, by, reason: str) -> HandOut
     with transaction.atomic():
         game = _lock(game)
         require(by, "game.score", game)
+        _require_open(game)
         current = _current_hand(game, hand_number)
         if current.voided:
             raise GameConflict(
@@ -796,6 +815,16 @@ def reopen_game(game: Game | int, *, by, reason: str) -> Game:
     return game
 
 
+def release_games(game_ids: Iterable[int]) -> int:
+    """Open held games: whoever may see them now sees them, and their referees score them.
+
+    Called by whatever held them (a tournament publishing a round), inside its transaction.
+    """
+    return Game.objects.filter(pk__in=list(game_ids), held=True).update(
+        held=False, revision=F("revision") + 1
+    )
+
+
 def add_referee(game: Game | int, user, *, by) -> None:
     """Let ``user`` score ``game``."""
     with transaction.atomic():
@@ -814,6 +843,7 @@ __all__ = [
     "correct_hand",
     "create_game",
     "record_hand",
+    "release_games",
     "reopen_game",
     "start_game",
     "undo_event",

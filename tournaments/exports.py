@@ -1,7 +1,11 @@
 """CSV exports of a tournament: its standings and every hand's result per side.
 
 Column names are stable (README, "Exports"); new columns are only ever appended.
-Rows are produced in a fixed number of queries and streamed.
+Rows are produced in a fixed number of queries and streamed. Only published rounds are
+exported: a draft round has no results yet, and its tables are the staff's.
+
+Every cell of free text (names an organizer or a list typed in) goes through ``text``, so
+that a spreadsheet opening the file never reads it as a formula; numbers stay numbers.
 """
 
 import csv
@@ -11,7 +15,7 @@ from collections.abc import Iterator
 from django.db.models import Prefetch
 
 from scoring.models import Hand, ScoreEvent, Seat
-from tournaments.models import Match, Tournament
+from tournaments.models import Match, Round, Tournament
 from tournaments.selectors import standing_lines
 from tournaments.standings import METRICS, metric_text
 
@@ -26,6 +30,16 @@ STANDINGS_COLUMNS = [
     *METRICS,  # every metric of the registry, "seed" among them
     "reason",
 ]
+
+# A spreadsheet reads a cell starting with one of these as a formula (or, for tab and
+# carriage return, strips them and reads what follows): OWASP's CSV injection list.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def text(value: str) -> str:
+    """A text cell a spreadsheet shows as text: a leading quote before a formula start."""
+    return f"'{value}" if value.startswith(FORMULA_STARTS) else value
+
 
 RESULTS_COLUMNS = [
     "tournament",
@@ -53,15 +67,15 @@ def standings_rows(tournament: Tournament) -> Iterator[list[str]]:
     rows, _ = standing_lines(tournament)
     for row in rows:
         yield [
-            tournament.name,
-            row.stage.name,
+            text(tournament.name),
+            text(row.stage.name),
             str(row.rank),
             "yes" if row.tied else "no",
-            row.entrant.name,
+            text(row.entrant.name),
             "yes" if row.withdrawn else "no",
             str(row.games_played),
             *(metric_text(row.metrics.get(key), 4) for key in METRICS),
-            row.reason,
+            text(row.reason),
         ]
 
 
@@ -71,6 +85,7 @@ def results_rows(tournament: Tournament) -> Iterator[list[str]]:
     matches = list(
         Match.objects.filter(round__stage__tournament=tournament, bye=False)
         .exclude(game=None)
+        .exclude(round__status=Round.Status.DRAFT)
         .select_related("round__stage", "game")
         .prefetch_related(
             Prefetch("game__seats", queryset=Seat.objects.order_by("position")),
@@ -91,8 +106,10 @@ def results_rows(tournament: Tournament) -> Iterator[list[str]]:
     ):
         kind = "penalty" if event.kind == ScoreEvent.Kind.PENALTY else "in_play"
         points[(event.game_id, event.hand_number, event.side.name, kind)] += event.points
+    tournament_name = text(tournament.name)
     for match in matches:
         game = match.game
+        stage_name = text(match.round.stage.name)
         seats = {seat.name: seat.display_name for seat in game.seats.all()}
         sides = sorted(game.totals)
         running = dict.fromkeys(sides, 0)
@@ -104,18 +121,18 @@ def results_rows(tournament: Tournament) -> Iterator[list[str]]:
                 award = hand.awards.get(side, 0)
                 running[side] += award + in_play + penalties
                 yield [
-                    tournament.name,
-                    match.round.stage.name,
+                    tournament_name,
+                    stage_name,
                     str(match.round.number),
                     str(match.table_number),
                     str(game.pk),
                     str(hand.number),
                     str(hand.version),
                     "void" if hand.voided else hand.ended,
-                    seats.get(hand.domino_by, ""),
+                    text(seats.get(hand.domino_by, "")),
                     side,
-                    " & ".join(seats.get(name, name) for name in members),
-                    str(sum(hand.pips.get(name, 0) for name in members)),
+                    text(" & ".join(seats.get(seat, seat) for seat in members)),
+                    str(sum(hand.pips.get(seat, 0) for seat in members)),
                     str(award),
                     str(in_play),
                     str(penalties),

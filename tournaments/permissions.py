@@ -27,6 +27,12 @@ def public_or_staff(user, tournament) -> bool:
     return tournament.public or role_in(user, tournament)
 
 
+@grants("tournament.see_drafts")
+def staff_see_drafts(user, tournament) -> bool:
+    """A round in draft, its tables and games are the event's staff's until published."""
+    return role_in(user, tournament)
+
+
 @grants("tournament.manage")
 def organizer_manages(user, tournament) -> bool:
     return is_organizer(user, tournament)

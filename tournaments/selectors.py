@@ -246,8 +246,11 @@ class BracketColumn:
     slots: list[BracketSlot]
 
 
-def bracket(stage: Stage, tournament: Tournament) -> list[tuple[str, list[BracketColumn]]]:
-    """The whole bracket as sections (winners', losers', final) of columns, played or not."""
+def bracket(
+    stage: Stage, tournament: Tournament, *, include_drafts: bool
+) -> list[tuple[str, list[BracketColumn]]]:
+    """The whole bracket as sections (winners', losers', final) of columns, played or not;
+    a draft round's tables stay empty slots unless ``include_drafts``."""
     from tournaments.pairing import PairingError, get_engine
 
     count = stage.entrants.count() or tournament.entrants.count()
@@ -257,12 +260,11 @@ def bracket(stage: Stage, tournament: Tournament) -> list[tuple[str, list[Bracke
         )
     except PairingError:
         return []
+    seated = Match.objects.filter(round__stage=stage).exclude(slot="")
+    if not include_drafts:
+        seated = seated.exclude(round__status=Round.Status.DRAFT)
     tables = {
-        table.match.slot: table
-        for table in _matches(
-            Match.objects.filter(round__stage=stage).exclude(slot="").order_by("table_number"),
-            tournament,
-        )
+        table.match.slot: table for table in _matches(seated.order_by("table_number"), tournament)
     }
     sections: dict[str, dict[int, list[BracketSlot]]] = {}
     for slot in slots:
@@ -312,12 +314,14 @@ def _source(slot: str, place: int) -> str:
     return gettext("place {place} of {slot}").format(place=place + 1, slot=slot)
 
 
-def entrant_games(entrant: Entrant) -> list[TableView]:
-    """Every table the entrant sat at, in round order (three queries)."""
+def entrant_games(entrant: Entrant, *, include_drafts: bool) -> list[TableView]:
+    """Every table the entrant sat at, in round order (three queries); those of rounds in
+    draft only with ``include_drafts``."""
     tournament = entrant.tournament
-    matches = (
-        Match.objects.filter(seats__entrant=entrant)
-        .select_related("round__stage")
-        .order_by("round__stage__order", "round__number")
+    matches = Match.objects.filter(seats__entrant=entrant)
+    if not include_drafts:
+        matches = matches.exclude(round__status=Round.Status.DRAFT)
+    matches = matches.select_related("round__stage").order_by(
+        "round__stage__order", "round__number"
     )
     return _matches(matches, tournament)

@@ -835,6 +835,7 @@ def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -
                 label=f"{tournament.name} · {stage.name} · round {round_.number}, table {number}",
                 public=tournament.public,
                 followed=True,
+                held=round_.status == Round.Status.DRAFT,
             )
         slot = table.slot or (f"P{table.pool}" if table.pool else "")
         match = Match.objects.create(
@@ -942,7 +943,10 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
 
 
 def publish_round(round_: Round, *, by) -> Round:
-    """Make a generated round's tables official (and visible on public pages)."""
+    """Make a generated round's tables official: visible to everyone who may see the
+    event, and open for scoring."""
+    from scoring.services import release_games
+
     with transaction.atomic():
         round_ = (
             Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_.pk)
@@ -955,6 +959,15 @@ def publish_round(round_: Round, *, by) -> Round:
         round_.status = Round.Status.PUBLISHED
         round_.published_at = timezone.now()
         round_.save(update_fields=["status", "published_at"])
+        release_games(
+            Match.objects.filter(round=round_, game__isnull=False).values_list("game_id", flat=True)
+        )
+        if round_.matches.filter(bye=True).exists():
+            # A bye counts in the standings from the moment its round is published.
+            from tournaments.tasks import request_recompute
+
+            tournament_id = round_.stage.tournament_id
+            transaction.on_commit(lambda: request_recompute(tournament_id))
     return round_
 
 

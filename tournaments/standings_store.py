@@ -61,7 +61,8 @@ def settings_for(tournament: Tournament) -> StandingsSettings:
 
 # Per stage and entrant, the finished games' seat results summed: games won, the match
 # points they earn, and the matches, to find each entrant's opponents; on one row of
-# each stage, its latest hand.
+# each stage, its latest hand. Rounds in draft are left out here and below (a game
+# scored there before drafts were held would otherwise count).
 RESULTS_SQL = """
 SELECT r.stage_id, ms.entrant_id, COUNT(*), SUM(ms.total),
        SUM(ms.opponents_total * {sixths} / (ms.sides - 1)), SUM(ms.hands_won),
@@ -71,7 +72,7 @@ SELECT r.stage_id, ms.entrant_id, COUNT(*), SUM(ms.total),
 FROM tournaments_matchseat ms
 JOIN tournaments_round r ON r.id = ms.round_id
 JOIN tournaments_stage s ON s.id = r.stage_id
-WHERE s.tournament_id = %s AND ms.total IS NOT NULL
+WHERE s.tournament_id = %s AND ms.total IS NOT NULL AND r.status <> 'draft'
 GROUP BY r.stage_id, ms.entrant_id
 WINDOW stage AS (PARTITION BY r.stage_id)
 """
@@ -84,7 +85,8 @@ JOIN tournaments_match m ON m.id = ms.match_id
 JOIN tournaments_round r ON r.id = ms.round_id
 JOIN tournaments_stage s ON s.id = r.stage_id
 LEFT JOIN scoring_game g ON g.id = m.game_id
-WHERE s.tournament_id = %s AND (m.bye OR (%s AND g.status = 'in_progress'))
+WHERE s.tournament_id = %s AND r.status <> 'draft'
+  AND (m.bye OR (%s AND g.status = 'in_progress'))
 ORDER BY m.id, ms.position
 """
 # Every seat of some finished games, for head to head.

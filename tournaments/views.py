@@ -85,7 +85,7 @@ def tournament_page(request, slug: str):
     tournament = _visible(request, slug)
     stages = list(tournament.stages.all())
     stage = selectors.pick_stage(tournament, request.GET.get("stage"), stages)
-    staff = allowed(request.user, "tournament.manage", tournament)
+    staff = allowed(request.user, "tournament.see_drafts", tournament)
     rules = selectors.ruleset_of(tournament)
     context = {
         "tournament": tournament,
@@ -95,7 +95,7 @@ def tournament_page(request, slug: str):
         "rules": wording.describe(rules, gettext),
         "entrant_count": tournament.entrants.filter(withdrawn=False).count(),
         "bracket": (
-            selectors.bracket(stage, tournament)
+            selectors.bracket(stage, tournament, include_drafts=staff)
             if stage and stage.format in selectors.ELIMINATION
             else []
         ),
@@ -124,7 +124,7 @@ def tables_live(request, slug: str):
     """The tables of one round alone, for polling: 204 while no game of it changed."""
     tournament = _visible(request, slug)
     stage = _stage_from_query(request, tournament)
-    staff = allowed(request.user, "tournament.manage", tournament)
+    staff = allowed(request.user, "tournament.see_drafts", tournament)
     rounds = selectors.rounds_of(stage, include_drafts=staff) if stage else []
     current = selectors.pick_round(rounds, request.GET.get("round"))
     if request.GET.get("since") == selectors.tables_tag(current):
@@ -150,7 +150,9 @@ def entrant_page(request, slug: str, pk: int):
             "entrant": entrant,
             "lines": lines,
             "columns": _metric_columns(list(tournament.tiebreak_order)),
-            "tables": selectors.entrant_games(entrant),
+            "tables": selectors.entrant_games(
+                entrant, include_drafts=allowed(request.user, "tournament.see_drafts", tournament)
+            ),
         },
     )
 

@@ -61,13 +61,14 @@ HAND_EXAMPLES = [
 
 
 def games_visible_to(user):
-    """Games ``user`` may read: public ones, their own and the ones they referee."""
+    """Games ``user`` may read: public ones (not held), their own and the ones they referee."""
     games = Game.objects.all()
     if getattr(user, "is_superuser", False):
         return games
+    public = Q(public=True, held=False)
     if getattr(user, "is_authenticated", False):
-        return games.filter(Q(public=True) | Q(referees=user) | Q(created_by=user)).distinct()
-    return games.filter(public=True)
+        return games.filter(public | Q(referees=user) | Q(created_by=user)).distinct()
+    return games.filter(public)
 
 
 def full_game(pk: int) -> Game:

@@ -3,8 +3,8 @@
 import pytest
 from rest_framework.test import APIClient
 
-from scoring.services import record_hand
-from tests.factories import SuperuserFactory, UserFactory, start_game
+from scoring.services import create_game, record_hand
+from tests.factories import PlayerFactory, SuperuserFactory, UserFactory, start_game
 
 pytestmark = pytest.mark.django_db
 
@@ -170,3 +170,21 @@ def test_rule_book_and_calculator_are_open_to_anyone():
         "/api/v1/rulesets/dcs/score/", {"ended": "block", "pips": PIPS}, format="json"
     )
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_a_held_game_is_shown_only_to_its_referees_and_superusers(world, role):
+    game, users = world
+    held = create_game(
+        ruleset_key="cutthroat",
+        seats=[PlayerFactory() for _ in range(4)],
+        referees=[users["referee"]],
+        held=True,
+    )
+    assert held.public
+    client = client_for(users[role])
+    sees = role in {"referee", "superuser"}
+    assert client.get(f"/api/v1/games/{held.pk}/").status_code == (200 if sees else 404)
+    listed = {g["id"] for g in client.get("/api/v1/games/").json()["results"]}
+    assert (held.pk in listed) is sees
+    assert game.pk in listed  # the open public game stays listed for everyone

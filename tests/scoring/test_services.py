@@ -14,12 +14,13 @@ from scoring.services import (
     correct_hand,
     create_game,
     record_hand,
+    release_games,
     reopen_game,
     undo_event,
     void_hand,
 )
 from scoring.signals import game_changed
-from tests.factories import PlayerFactory, UserFactory, start_game
+from tests.factories import PlayerFactory, SuperuserFactory, UserFactory, start_game
 
 pytestmark = pytest.mark.django_db
 
@@ -488,3 +489,50 @@ def call_command_output(*args) -> str:
     out = StringIO()
     call_command(*args, stdout=out)
     return out.getvalue()
+
+
+def held_game(referee) -> Game:
+    return create_game(
+        ruleset_key="cutthroat",
+        seats=[PlayerFactory() for _ in range(4)],
+        referees=[referee],
+        followed=True,
+        held=True,
+    )
+
+
+@pytest.mark.parametrize("who", ["referee", "superuser"])
+def test_nothing_is_recorded_in_a_held_game_until_it_is_released(referee, who):
+    game = held_game(referee)
+    by = referee if who == "referee" else SuperuserFactory()
+    with pytest.raises(GameConflict, match="not published yet"):
+        block(game, by, 1, A=1, B=2, C=3, D=4)
+    with pytest.raises(GameConflict, match="not published yet"):
+        add_score_event(game, by=by, hand=1, seat="A", kind="in_play", points=10)
+    with pytest.raises(GameConflict, match="not published yet"):
+        add_score_event(game, by=by, hand=1, seat="A", kind="penalty")
+    game.refresh_from_db()
+    assert (game.status, game.hand_count, game.revision) == (Game.Status.SCHEDULED, 0, 1)
+    assert not ScoreEvent.objects.filter(game=game).exists()
+
+    assert release_games([game.pk]) == 1
+    assert release_games([game.pk]) == 0  # already open: nothing changes
+    block(game, by, 1, A=1, B=2, C=3, D=4)
+    game.refresh_from_db()
+    assert (game.held, game.status, game.hand_count) == (False, Game.Status.IN_PROGRESS, 1)
+
+
+def test_a_game_started_at_once_is_never_held(referee):
+    game = create_game(
+        ruleset_key="cutthroat",
+        seats=[PlayerFactory() for _ in range(4)],
+        held=True,
+        start=True,
+    )
+    assert not game.held and game.status == Game.Status.IN_PROGRESS
+
+
+def test_the_database_refuses_a_held_game_that_has_started(referee):
+    game = start_game("cutthroat", 4, referee=referee)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Game.objects.filter(pk=game.pk).update(held=True)

@@ -3,7 +3,7 @@ ORM, for the pure ``compute_standings``. A recompute sums the seat results in th
 database instead; the tests hold the two to the same ranking."""
 
 from scoring.models import Game
-from tournaments.models import Match, Tournament
+from tournaments.models import Match, Round, Tournament
 from tournaments.standings import ByeRow, EntrantResult, GameRow, side_results
 from tournaments.standings_store import _stage_entrants
 
@@ -13,6 +13,7 @@ def load_rows(tournament: Tournament) -> dict[int, tuple[list, list, list]]:
     per_stage = {pk: (infos, [], []) for pk, infos in _stage_entrants(tournament).items()}
     matches = (
         Match.objects.filter(round__stage__tournament=tournament)
+        .exclude(round__status=Round.Status.DRAFT)
         .select_related("round", "game")
         .prefetch_related("seats")
         .order_by("pk")

@@ -239,6 +239,7 @@ def test_a_correction_that_changes_a_bracket_winner_flags_the_next_table(
         format="json",
     )
     api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json")
+    api.post(f"/api/v1/tournaments/{slug}/rounds/1/publish/", {}, format="json")
     referee = UserFactory(username="ref2")
     ref = client_for(referee)
     join_as_referee(api, ref, slug, "ref2")

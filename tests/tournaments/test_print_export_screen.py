@@ -6,11 +6,13 @@ import random
 
 import pytest
 
+from scoring.services import add_score_event, record_hand
 from tests.factories import UserFactory
 from tests.test_pages import make_event
 from tournaments import services
 from tournaments.demo import play
-from tournaments.exports import RESULTS_COLUMNS, STANDINGS_COLUMNS
+from tournaments.exports import RESULTS_COLUMNS, STANDINGS_COLUMNS, text
+from tournaments.models import Round
 from tournaments.standings import METRICS
 from tournaments.standings_store import rebuild_standings
 
@@ -74,6 +76,132 @@ def test_exports_follow_the_tournament_visibility(client, organizer):
     assert client.get("/t/hidden/export/other.csv").status_code == 404
     client.force_login(organizer)
     assert client.get("/t/hidden/export/results.csv").status_code == 200
+
+
+def test_a_round_back_in_draft_leaves_the_results_export(client, played):
+    """A draft round's games take no hands now; one started before that stays out too."""
+    _, finished, live = played
+    Round.objects.filter(matches__game=live).update(status=Round.Status.DRAFT)
+    for prefix in ("/t/copa/export/", "/api/v1/tournaments/copa/export/"):
+        games = {r["game"] for r in read_csv(client.get(f"{prefix}results.csv"))}
+        assert games == set()  # both tables sit in round 1
+    Round.objects.filter(matches__game=live).update(status=Round.Status.PUBLISHED)
+    games = {r["game"] for r in read_csv(client.get("/t/copa/export/results.csv"))}
+    assert games == {str(finished.pk), str(live.pk)}
+
+
+FORMULAS = [
+    '=HYPERLINK("http://evil.example/x","click")',
+    "+Ana",
+    "-Beto",
+    "@Carla",
+]
+
+
+@pytest.mark.parametrize(
+    ("cell", "shown"),
+    [
+        (
+            '=HYPERLINK("http://evil.example/x","click")',
+            '\'=HYPERLINK("http://evil.example/x","click")',
+        ),
+        ("+1", "'+1"),
+        ("-Beto", "'-Beto"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tTab", "'\tTab"),
+        ("\rCR", "'\rCR"),
+        ("Ana-María", "Ana-María"),
+        ("Luis = Lucho", "Luis = Lucho"),
+        ("", ""),
+    ],
+)
+def test_a_text_cell_that_a_spreadsheet_would_run_starts_with_a_quote(cell, shown):
+    assert text(cell) == shown
+
+
+@pytest.fixture
+def formulas(organizer):
+    """A head-to-head event whose players are named like formulas, one game played to the
+    end and one with a penalty."""
+    tournament = services.create_tournament(
+        by=organizer, name="=Copa", slug="formulas", ruleset_key="cutthroat", table_size=2
+    )
+    for name in FORMULAS:
+        services.register_entrant(tournament, by=organizer, name=name)
+    stage = services.add_stage(tournament, by=organizer, name="-Liga", format="round_robin")
+    round_ = services.generate_round(stage, by=organizer)
+    services.publish_round(round_, by=organizer)
+    first, second = (match.game for match in round_.matches.order_by("table_number"))
+    play(first, organizer, random.Random(3))
+    add_score_event(second, by=organizer, hand=1, seat="A", kind="penalty", points=-10)
+    record_hand(
+        second, by=organizer, number=1, ended="domino", domino_by="B", pips={"A": 12, "B": 0}
+    )
+    rebuild_standings(tournament.pk)
+    return tournament
+
+
+EXPORTS = ["/t/formulas/export/", "/api/v1/tournaments/formulas/export/"]
+
+
+@pytest.mark.parametrize("prefix", EXPORTS)
+def test_the_standings_export_quotes_formula_names_and_keeps_numbers(client, formulas, prefix):
+    rows = read_csv(client.get(f"{prefix}standings.csv"))
+    assert sorted(r["entrant"] for r in rows) == sorted(f"'{name}" for name in FORMULAS)
+    assert {r["tournament"] for r in rows} == {"'=Copa"}
+    assert {r["stage"] for r in rows} == {"'-Liga"}
+    differentials = [float(r["point_differential"]) for r in rows]
+    assert min(differentials) < 0  # a negative number stays a number: no quote
+    assert any(r["point_differential"].startswith("-") for r in rows)
+    for row in rows:
+        for column in ("rank", "games_played", *METRICS):
+            if row[column]:
+                float(row[column])  # a number a spreadsheet reads as one, never quoted
+
+
+@pytest.mark.parametrize("prefix", EXPORTS)
+def test_the_results_export_quotes_formula_names_and_keeps_numbers(client, formulas, prefix):
+    rows = read_csv(client.get(f"{prefix}results.csv"))
+    assert rows
+    assert {r["players"] for r in rows} == {f"'{name}" for name in FORMULAS}
+    assert {r["domino_by"] for r in rows} <= {"", *(f"'{name}" for name in FORMULAS)}
+    assert {r["tournament"] for r in rows} == {"'=Copa"} and {r["stage"] for r in rows} == {
+        "'-Liga"
+    }
+    assert "-10" in {r["penalties"] for r in rows}
+    for row in rows:
+        for column in ("pips", "award", "in_play", "penalties", "total"):
+            int(row[column])
+
+
+def test_pages_and_the_api_show_formula_names_as_they_are(client, formulas):
+    names = [e["name"] for e in client.get("/api/v1/tournaments/formulas/entrants/").json()]
+    assert sorted(names) == sorted(FORMULAS)
+    entrant = formulas.entrants.get(name=FORMULAS[0])
+    page = client.get(f"/t/formulas/entrants/{entrant.pk}/").content.decode()
+    assert "=HYPERLINK(&quot;http://evil.example/x&quot;,&quot;click&quot;)" in page
+    assert "'=HYPERLINK" not in page
+
+
+@pytest.mark.parametrize("prefix", ["/t/pares/export/", "/api/v1/tournaments/pares/export/"])
+def test_team_names_like_formulas_are_quoted_in_both_exports(client, organizer, prefix):
+    league = services.create_tournament(
+        by=organizer, name="Pares", ruleset_key="partners", slug="pares"
+    )
+    services.register_entrant(league, by=organizer, name="=Ana", partner_name="Beto")
+    services.register_entrant(league, by=organizer, name="Carla", partner_name="@Dora")
+    stage = services.add_stage(league, by=organizer, name="RR", format="round_robin")
+    round_ = services.generate_round(stage, by=organizer)
+    services.publish_round(round_, by=organizer)
+    game = round_.matches.get().game
+    play(game, organizer, random.Random(5))
+    rebuild_standings(league.pk)
+    teams = {e.name for e in league.entrants.all()}
+    standings = read_csv(client.get(f"{prefix}standings.csv"))
+    assert {r["entrant"] for r in standings} == {text(name) for name in teams}
+    assert any(r["entrant"].startswith("'=Ana") for r in standings)
+    results = read_csv(client.get(f"{prefix}results.csv"))
+    assert {r["players"] for r in results} == {"'=Ana & Beto", "Carla & @Dora"}
 
 
 def test_the_hall_screen_turns_its_pages_by_itself(client, played):

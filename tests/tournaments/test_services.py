@@ -162,6 +162,7 @@ def test_swap_seats_before_play(organizer):
     assert a.player.display_name in seat_names
     referee = event_referee(tournament)
     assign_referee(one, referee, by=organizer)
+    publish_round(round_, by=organizer)
     record_hand(
         one.game, by=referee, number=1, ended="block", pips={"A": 1, "B": 2, "C": 3, "D": 4}
     )

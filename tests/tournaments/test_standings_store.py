@@ -10,9 +10,11 @@ from django.utils import timezone
 
 from scoring.models import Hand, ScoreEvent
 from scoring.services import add_score_event, correct_hand, void_hand
-from tests.factories import bulk_event, partners_round
+from tests.factories import UserFactory, bulk_event, partners_round
 from tests.tournaments.reference import load_rows
+from tournaments import services
 from tournaments.demo import play
+from tournaments.models import Round
 from tournaments.selectors import standing_lines
 from tournaments.standings import METRICS, StandingRow
 from tournaments.standings_store import _write_snapshots, rebuild_standings
@@ -117,3 +119,41 @@ def test_a_snapshot_keeps_every_value_and_tells_its_reasons():
     assert only.position == 2 and only.reason == "level on every tiebreaker"
     (top,), _ = standing_lines(tournament, stage=stage, limit=1)
     assert top.reason == "tied on seed, ahead on points for 100.50 to 90"
+
+
+def test_a_bye_counts_in_the_standings_once_its_round_is_published(
+    django_capture_on_commit_callbacks,
+):
+    organizer = UserFactory()
+    tournament = services.create_tournament(
+        by=organizer, name="Mano a mano", ruleset_key="cutthroat", table_size=2
+    )
+    services.register_entrants(tournament, by=organizer, text="\n".join("ABCDE"))
+    stage = services.add_stage(tournament, by=organizer, name="RR", format="round_robin")
+    round_ = services.generate_round(stage, by=organizer)
+    bye = round_.matches.get(bye=True).seats.get().entrant
+
+    def games_played() -> int:
+        lines, _ = standing_lines(tournament, entrant=bye)
+        return lines[0].games_played if lines else 0
+
+    rebuild_standings(tournament.pk)
+    assert games_played() == 0
+    with django_capture_on_commit_callbacks(execute=True):
+        services.publish_round(round_, by=organizer)  # requests the recompute itself
+    assert games_played() == 1
+
+
+def test_a_game_finished_in_a_round_in_draft_does_not_count():
+    """Only a game scored before drafts were held can be finished in one (the migration
+    leaves those open); its round is the staff's until published, and so is its result."""
+    tournament, organizer, stage, games = partners_round(teams=4)
+    play(games[0], organizer, random.Random(2))
+    rebuild_standings(tournament.pk)
+    played = {line.entrant_id: line.games_played for line in standing_lines(tournament)[0]}
+    assert sorted(played.values()) == [0, 0, 1, 1]
+    Round.objects.filter(stage=stage).update(status=Round.Status.DRAFT)
+    rebuild_standings(tournament.pk)
+    lines, _ = standing_lines(tournament)
+    assert [line.games_played for line in lines] == [0, 0, 0, 0]
+    assert load_rows(tournament)[stage.pk][1] == []  # the reference agrees

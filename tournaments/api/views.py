@@ -235,8 +235,12 @@ def _stage_of(tournament: Tournament, request) -> Stage:
     return stage
 
 
-def _rounds(tournament: Tournament):
-    return Round.objects.filter(stage__tournament=tournament).select_related("stage")
+def _rounds(tournament: Tournament, user):
+    """The tournament's rounds ``user`` may see: drafts are for the event's staff."""
+    rounds = Round.objects.filter(stage__tournament=tournament).select_related("stage")
+    if not allowed(user, "tournament.see_drafts", tournament):
+        rounds = rounds.exclude(status=Round.Status.DRAFT)
+    return rounds
 
 
 def _with_tables(rounds):
@@ -255,7 +259,7 @@ class RoundListView(TournamentMixin, APIView):
     @extend_schema(responses=s.RoundSummarySerializer(many=True))
     def get(self, request, slug: str):
         tournament = self.get_tournament(request, slug)
-        rounds = _rounds(tournament).annotate(tables=Count("matches"))
+        rounds = _rounds(tournament, request.user).annotate(tables=Count("matches"))
         data = [
             {
                 "stage": r.stage.order,
@@ -296,7 +300,9 @@ class RoundDetailView(TournamentMixin, APIView):
     def get(self, request, slug: str, number: int):
         tournament = self.get_tournament(request, slug)
         stage = _stage_of(tournament, request)
-        round_ = _with_tables(_rounds(tournament).filter(stage=stage, number=number)).first()
+        round_ = _with_tables(
+            _rounds(tournament, request.user).filter(stage=stage, number=number)
+        ).first()
         if round_ is None:
             raise Http404
         return Response(s.RoundSerializer(round_).data)
@@ -332,8 +338,12 @@ class MatchDetailView(TournamentMixin, APIView):
             .filter(pk=pk)
             .first()
         )
-        if match is None or not allowed(
-            request.user, "tournament.view", match.round.stage.tournament
+        if match is None:
+            raise Http404
+        tournament = match.round.stage.tournament
+        if not allowed(request.user, "tournament.view", tournament) or (
+            match.round.status == Round.Status.DRAFT
+            and not allowed(request.user, "tournament.see_drafts", tournament)
         ):
             raise Http404
         return Response(s.MatchSerializer(match).data)

@@ -7,7 +7,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('accounts', '0002_preference'),
-        ('tournaments', '0004_seat_results_and_snapshot'),
+        ('tournaments', '0005_staff_invitations_and_event_accounts'),
     ]
 
     operations = [
