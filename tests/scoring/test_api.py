@@ -156,7 +156,7 @@ def test_correction_mid_game_recomputes_later_totals(api, game):
     stale = api.put(url, body, format="json")
     assert stale.status_code == 409
     assert stale.json()["current"]["version"] == 2
-    history = api.get(f"{url}history/").json()
+    history = api.get(f"{url}history/").json()["results"]
     assert [(v["version"], v["reason"]) for v in history] == [(1, ""), (2, "C was miscounted")]
 
 
@@ -270,7 +270,9 @@ def test_calculator_errors_are_400():
 
 def test_rulesets_list_every_preset_with_every_field():
     body = APIClient().get("/api/v1/rulesets/").json()
-    assert {preset["key"] for preset in body} >= {"cutthroat", "dcs", "two_box_cutthroat"}
+    assert body["count"] == len(body["results"])
+    keys = {preset["key"] for preset in body["results"]}
+    assert keys >= {"cutthroat", "dcs", "two_box_cutthroat"}
     dcs = APIClient().get("/api/v1/rulesets/dcs/").json()
     assert dcs["per_table_size"]["4"]["block_tie"] == "split"
 
