@@ -7,6 +7,7 @@ at tables, pairs rounds and moves bracket winners on.
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Case, Max, Value, When
 from django.utils import timezone
@@ -18,7 +19,7 @@ from scoring.engine import ScoringError
 from scoring.models import Game
 from scoring.rulesets import PRESETS, get_ruleset
 from scoring.say import say
-from tournaments.entries import EntryLine, LineProblem, read_entries
+from tournaments.entries import MAX_NAME, EntryLine, LineProblem, read_entries
 from tournaments.models import (
     DEFAULT_TIEBREAK_ORDER,
     Entrant,
@@ -350,6 +351,7 @@ def register_entrant(
             raise TournamentError(say("{label} is already registered.", label=label), "name")
         if seed is not None and Entrant.objects.filter(tournament=tournament, seed=seed).exists():
             raise TournamentError(say("Seed {seed} is taken.", seed=seed), "seed")
+        _check_room(tournament, 1)
         return Entrant.objects.create(
             tournament=tournament,
             name=label,
@@ -366,6 +368,45 @@ def _player_named(name: str, field: str) -> Player:
     return _player(name)
 
 
+def _check_room(tournament: Tournament, adding: int) -> None:
+    """Refuse entrants past ``MAX_ENTRANTS``: every per-stage computation and page is
+    bounded by it. Called with the tournament locked, so two lists cannot both fit."""
+    cap = settings.MAX_ENTRANTS
+    registered = Entrant.objects.filter(tournament=tournament).count()
+    if registered + adding <= cap:
+        return
+    if adding == 1:
+        message = say(
+            "This tournament is full: it takes at most {cap} entrants and {registered} are "
+            "registered.",
+            cap=cap,
+            registered=registered,
+        )
+    else:
+        message = say(
+            "Nothing was registered: the list has {adding} entrants, this tournament takes at "
+            "most {cap} and {registered} are registered.",
+            adding=adding,
+            cap=cap,
+            registered=registered,
+        )
+    raise TournamentError(message, "entrants")
+
+
+def _check_paste_size(text: str) -> None:
+    """A pasted list longer than a full tournament could need is refused before reading."""
+    # Two names of MAX_NAME a line, ' & ' and the line's end, for every possible entrant.
+    longest = settings.MAX_ENTRANTS * (2 * MAX_NAME + 4)
+    if len(text) > longest:
+        raise TournamentError(
+            say(
+                "The list is too long: a tournament takes at most {cap} entrants.",
+                cap=settings.MAX_ENTRANTS,
+            ),
+            "entrants",
+        )
+
+
 def _check_open(tournament: Tournament) -> None:
     if tournament.status == Tournament.Status.FINISHED:
         raise TournamentConflict(say("This tournament is finished."), "tournament")
@@ -373,12 +414,15 @@ def _check_open(tournament: Tournament) -> None:
 
 def register_entrants(tournament: Tournament, *, by, text: str) -> list[Entrant]:
     """Register a pasted list (one entrant a line, ``A & B`` for a team), all or nothing."""
+    _check_paste_size(text)
     with transaction.atomic():
         tournament = _lock_tournament(tournament)
         require(by, "tournament.manage", tournament)
         _check_open(tournament)
         taken = set(Entrant.objects.filter(tournament=tournament).values_list("name", flat=True))
         entries, problems = read_entries(text, teams=tournament.is_teams, taken=taken)
+        # Past the cap no line's fix would help: say so before listing the lines.
+        _check_room(tournament, len(entries) + len(problems))
         if problems:
             raise BulkRegistrationError(problems)
         if not entries:
@@ -388,6 +432,7 @@ def register_entrants(tournament: Tournament, *, by, text: str) -> list[Entrant]
 
 def preview_entrants(tournament: Tournament, text: str) -> tuple[list[EntryLine], list]:
     """What ``register_entrants`` would register, and every problem, without saving."""
+    _check_paste_size(text)
     taken = set(Entrant.objects.filter(tournament=tournament).values_list("name", flat=True))
     return read_entries(text, teams=tournament.is_teams, taken=taken)
 

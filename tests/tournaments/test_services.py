@@ -81,6 +81,42 @@ def test_bulk_registration_is_all_or_nothing(organizer):
     assert made[0].partner.display_name == "Beto"
 
 
+def test_a_pasted_list_past_the_entrants_cap_is_refused_whole(organizer, settings):
+    settings.MAX_ENTRANTS = 6
+    tournament = create_tournament(by=organizer, name="Solo", ruleset_key="dcs")
+    register_entrants(tournament, by=organizer, text="Ana\nBeto\nCruz\nDalia")
+    with pytest.raises(TournamentError) as error:
+        register_entrants(tournament, by=organizer, text="Eva\nFede\nGilda")
+    assert error.value.field == "entrants"
+    assert str(error.value) == (
+        "Nothing was registered: the list has 3 entrants, this tournament takes at most 6 "
+        "and 4 are registered."
+    )
+    assert tournament.entrants.count() == 4
+    register_entrants(tournament, by=organizer, text="Eva\nFede")
+    assert tournament.entrants.count() == 6
+
+
+def test_one_entrant_past_the_cap_is_refused(organizer, settings):
+    settings.MAX_ENTRANTS = 2
+    tournament = create_tournament(by=organizer, name="Solo", ruleset_key="dcs")
+    register_entrant(tournament, by=organizer, name="Ana")
+    register_entrant(tournament, by=organizer, name="Beto")
+    with pytest.raises(TournamentError) as error:
+        register_entrant(tournament, by=organizer, name="Cruz")
+    assert "at most 2 entrants and 2 are registered" in str(error.value)
+    assert tournament.entrants.count() == 2
+
+
+def test_a_paste_longer_than_any_full_tournament_is_refused_before_reading(organizer, settings):
+    settings.MAX_ENTRANTS = 10
+    tournament = create_tournament(by=organizer, name="Solo", ruleset_key="dcs")
+    with pytest.raises(TournamentError) as error:
+        register_entrants(tournament, by=organizer, text="x\n" * 100_000)
+    assert "at most 10 entrants" in str(error.value)
+    assert not tournament.entrants.exists()
+
+
 def test_register_check_in_withdraw_and_seed(organizer):
     tournament = create_tournament(by=organizer, name="Solo", ruleset_key="dcs")
     ana = register_entrant(tournament, by=organizer, name="Ana")
