@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Case, Max, Value, When
+from django.db.models import Case, Count, Max, Q, Sum, Value, When
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -897,39 +897,83 @@ def swap_seats(round_: Round, first: Entrant, second: Entrant, *, by) -> Round:
     return round_
 
 
+def _stage_games_state(stage: Stage) -> tuple[int, int, int]:
+    """(games, unfinished games, sum of their revisions) of a stage's tables: every change
+    to a game bumps its revision, so an equal triple means the same results."""
+    games = Game.objects.filter(match__round__stage=stage, match__bye=False)
+    state = games.aggregate(
+        games=Count("pk"),
+        unfinished=Count("pk", filter=~Q(status=Game.Status.FINISHED)),
+        revisions=Sum("revision"),
+    )
+    return state["games"], state["unfinished"], state["revisions"] or 0
+
+
+def _check_finishable(stage: Stage, state: tuple[int, int, int]) -> None:
+    if stage.status == Stage.Status.FINISHED:
+        raise TournamentConflict(say("This stage is already finished."), "stage")
+    if state[1]:
+        raise TournamentConflict(
+            say("{value} game(s) of this stage are not finished.", value=state[1]), "stage"
+        )
+
+
 def finish_stage(
     stage: Stage, *, by, top: int | None = None, per_pool: int | None = None
 ) -> Stage | None:
-    """Close a stage and seed the next one from its standings (top N, or top k per pool)."""
+    """Close a stage and seed the next one from its standings (top N, or top k per pool).
+
+    The ranking is computed with no transaction open (it reads every game of the stage);
+    the write then re-checks, under the tournament's, the stage's and its games' locks,
+    that nothing changed meanwhile, and starts over if a result did.
+    """
     from tournaments.standings_store import stage_ranking
 
-    with transaction.atomic():
-        tournament = _lock_tournament(stage.tournament)
-        stage = Stage.objects.select_for_update().get(pk=stage.pk)
-        require(by, "tournament.manage", tournament)
-        if stage.status == Stage.Status.FINISHED:
-            raise TournamentConflict(say("This stage is already finished."), "stage")
-        unfinished = Match.objects.filter(round__stage=stage, bye=False).exclude(
-            game__status="finished"
-        )
-        if unfinished.exists():
-            raise TournamentConflict(
-                say("{value} game(s) of this stage are not finished.", value=unfinished.count()),
-                "stage",
-            )
+    require(by, "tournament.manage", stage.tournament)
+    for _attempt in range(3):
+        stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
+        seen = _stage_games_state(stage)
+        _check_finishable(stage, seen)
         ranking = stage_ranking(stage, per_pool=per_pool)
-        stage.status = Stage.Status.FINISHED
-        stage.save(update_fields=["status"])
-        following = tournament.stages.filter(order__gt=stage.order).order_by("order").first()
-        if following is None:
-            tournament.status = Tournament.Status.FINISHED
-            tournament.save(update_fields=["status", "updated_at"])
-            return None
-        chosen = ranking[:top] if top else ranking
-        following.entrants.set(chosen)
-        # The next stage seeds by this stage's finishing order.
-        following.settings = {**following.settings, "seeding": chosen}
-        following.save(update_fields=["settings"])
+        with transaction.atomic():
+            tournament = _lock_tournament(stage.tournament)
+            stage = Stage.objects.select_for_update().get(pk=stage.pk)
+            require(by, "tournament.manage", tournament)
+            # Holding the games' locks keeps a correction from landing between the check
+            # and the commit.
+            list(
+                Game.objects.select_for_update()
+                .filter(match__round__stage=stage)
+                .values_list("pk", flat=True)
+            )
+            now = _stage_games_state(stage)
+            _check_finishable(stage, now)
+            if now == seen:
+                return _close_stage(tournament, stage, ranking[:top] if top else ranking)
+    raise TournamentConflict(
+        say("Results of this stage keep changing; finish it once the tables are settled."),
+        "stage",
+    )
+
+
+def _close_stage(tournament: Tournament, stage: Stage, chosen: list[int]) -> Stage | None:
+    """Mark the stage finished and seed the next one (or finish the tournament)."""
+    stage.status = Stage.Status.FINISHED
+    stage.save(update_fields=["status"])
+    following = tournament.stages.filter(order__gt=stage.order).order_by("order").first()
+    if following is None:
+        tournament.status = Tournament.Status.FINISHED
+        tournament.save(update_fields=["status", "updated_at"])
+        return None
+    through = Stage.entrants.through
+    through.objects.filter(stage=following).delete()
+    through.objects.bulk_create(
+        (through(stage=following, entrant_id=entrant_id) for entrant_id in chosen),
+        batch_size=2000,
+    )
+    # The next stage seeds by this stage's finishing order.
+    following.settings = {**following.settings, "seeding": chosen}
+    following.save(update_fields=["settings"])
     return following
 
 
