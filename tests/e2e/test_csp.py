@@ -4,7 +4,7 @@ of the site breaks it: Chromium reports every refused inline script, handler or 
 import pytest
 
 from tests.e2e.conftest import log_in
-from tests.factories import UserFactory
+from tests.factories import SuperuserFactory, UserFactory
 from tests.test_pages import make_event
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,5 +52,33 @@ def test_no_page_breaks_the_content_security_policy(live_server, browser):
     page.goto(f"{base}/api/docs/")
     page.locator(".swagger-ui .info .title").wait_for()
     page.wait_for_load_state("networkidle")
+    context.close()
+    assert violations == []
+
+
+def test_the_admin_keeps_to_the_policy_too(live_server, browser):
+    SuperuserFactory(username="root", password=PASSWORD)
+    game = make_event(UserFactory(username="organizer"), slug="copa")[1].matches.first().game
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    violations: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            violations.append(f"{page.url}: {message.text}")
+            if "Content Security Policy" in message.text
+            else None
+        ),
+    )
+    base = live_server.url
+    page.goto(f"{base}/admin/login/")
+    page.locator("#id_username").fill("root")
+    page.locator("#id_password").fill(PASSWORD)
+    page.locator("input[type=submit]").click()
+    page.wait_for_url(f"{base}/admin/")
+    for path in ("/admin/", "/admin/scoring/game/", f"/admin/scoring/game/{game.pk}/change/"):
+        page.goto(f"{base}{path}")
+        page.wait_for_load_state("networkidle")
     context.close()
     assert violations == []
