@@ -32,6 +32,13 @@ WRITE_ERRORS = ("400", "401", "403", "404", "409", "413", "429")
 
 
 class AutoSchema(SpectacularAutoSchema):
+    def _get_paginator(self):
+        # Only reads are paginated: a POST that answers a list (the entrants a pasted list
+        # registered) answers it whole.
+        if self.method != "GET":
+            return None
+        return super()._get_paginator()
+
     def _get_response_bodies(self, direction="response"):
         responses = super()._get_response_bodies(direction)
         if direction != "response":

@@ -6,6 +6,7 @@ SECRET_KEY    required when DEBUG is off
 DEBUG         default on for development; "0"/"false" for production
 ALLOWED_HOSTS comma-separated; default localhost names in development
 TIME_ZONE     default UTC
+The README's configuration table lists every variable, the limits and the lock-out.
 """
 
 import os
@@ -22,6 +23,13 @@ def env_bool(name: str, default: bool) -> bool:
     if value is None or value == "":
         return default
     return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    return int(value)
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -54,6 +62,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
     "accounts",
     "scoring",
     "tournaments",
@@ -70,6 +79,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as axes asks: it turns a lock-out flagged during authentication into a page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 if not DEBUG:
@@ -131,6 +143,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# AxesStandaloneBackend refuses a locked-out login before the password is even checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -143,7 +161,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -192,11 +210,49 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
-    "PAGE_SIZE": 50,
+    "DEFAULT_PAGINATION_CLASS": "config.pagination.Pages",
+    "PAGE_SIZE": env_int("API_PAGE_SIZE", 50),
     "DEFAULT_SCHEMA_CLASS": "config.schema.AutoSchema",
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"anon": os.environ.get("ANON_THROTTLE_RATE", "120/min")},
+    # How many reverse proxies in front append to X-Forwarded-For. 0: the header is
+    # ignored and the throttle keys on the connecting address, which nobody can forge.
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0),
+}
+# The largest ``?page_size=`` an API client may ask for.
+API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 500)
+
+# Entrants one tournament may hold: bounds every per-stage computation and page.
+MAX_ENTRANTS = env_int("MAX_ENTRANTS", 4096)
+
+# Login lock-out (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one account
+# from one address, that account is refused from that address until AXES_COOLOFF_TIME
+# hours pass or an operator runs ``manage.py axes_reset``. The address alone is not a key:
+# the referees at a venue share one address behind its router, and one mistyping player
+# must not lock the whole hall out.
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = float(os.environ.get("AXES_COOLOFF_TIME", "") or 1)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.locked_out"
+AXES_CLIENT_IP_CALLABLE = "accounts.addresses.client_address"
+AXES_ENABLED = env_bool("AXES_ENABLED", True)
+
+# Content-Security-Policy: only this site's own scripts, styles and images; no inline
+# code. The API docs page relaxes it for itself alone (config/urls.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
 }
 
 SPECTACULAR_SETTINGS = {

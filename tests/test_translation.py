@@ -133,10 +133,14 @@ def test_a_signed_in_user_keeps_their_language_on_any_device(client):
 
 def client_class_login(user):
     """A second device: a new browser that logs in with a password."""
+    from django.http import HttpRequest
     from django.test import Client
 
     device = Client()
-    assert device.login(username=user.username, password="correct-horse-battery")
+    # The login lock-out (django-axes) keys on the request, so authenticate needs one.
+    assert device.login(
+        request=HttpRequest(), username=user.username, password="correct-horse-battery"
+    )
     return device
 
 

@@ -8,8 +8,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Case, Max, Value, When
+from django.db.models import Case, Count, Max, Q, Sum, Value, When
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -21,7 +22,7 @@ from scoring.models import Game
 from scoring.rulesets import PRESETS, get_ruleset
 from scoring.say import say
 from tournaments.bounds import PLACEMENT_POINTS_RANGE, SEED_RANGE, TABLE_SIZE_RANGE
-from tournaments.entries import EntryLine, LineProblem, read_entries
+from tournaments.entries import MAX_NAME, EntryLine, LineProblem, read_entries
 from tournaments.models import (
     DEFAULT_TIEBREAK_ORDER,
     Entrant,
@@ -499,6 +500,7 @@ def register_entrant(
             _check_seed(seed)
         if seed is not None and Entrant.objects.filter(tournament=tournament, seed=seed).exists():
             raise TournamentError(say("Seed {seed} is taken.", seed=seed), "seed")
+        _check_room(tournament, 1)
         return Entrant.objects.create(
             tournament=tournament,
             name=label,
@@ -515,6 +517,45 @@ def _player_named(name: str, field: str) -> Player:
     return _player(name)
 
 
+def _check_room(tournament: Tournament, adding: int) -> None:
+    """Refuse entrants past ``MAX_ENTRANTS``: every per-stage computation and page is
+    bounded by it. Called with the tournament locked, so two lists cannot both fit."""
+    cap = settings.MAX_ENTRANTS
+    registered = Entrant.objects.filter(tournament=tournament).count()
+    if registered + adding <= cap:
+        return
+    if adding == 1:
+        message = say(
+            "This tournament is full: it takes at most {cap} entrants and {registered} are "
+            "registered.",
+            cap=cap,
+            registered=registered,
+        )
+    else:
+        message = say(
+            "Nothing was registered: the list has {adding} entrants, this tournament takes at "
+            "most {cap} and {registered} are registered.",
+            adding=adding,
+            cap=cap,
+            registered=registered,
+        )
+    raise TournamentError(message, "entrants")
+
+
+def _check_paste_size(text: str) -> None:
+    """A pasted list longer than a full tournament could need is refused before reading."""
+    # Two names of MAX_NAME a line, ' & ' and the line's end, for every possible entrant.
+    longest = settings.MAX_ENTRANTS * (2 * MAX_NAME + 4)
+    if len(text) > longest:
+        raise TournamentError(
+            say(
+                "The list is too long: a tournament takes at most {cap} entrants.",
+                cap=settings.MAX_ENTRANTS,
+            ),
+            "entrants",
+        )
+
+
 def _check_open(tournament: Tournament) -> None:
     if tournament.status == Tournament.Status.FINISHED:
         raise TournamentConflict(say("This tournament is finished."), "tournament")
@@ -522,12 +563,15 @@ def _check_open(tournament: Tournament) -> None:
 
 def register_entrants(tournament: Tournament, *, by, text: str) -> list[Entrant]:
     """Register a pasted list (one entrant a line, ``A & B`` for a team), all or nothing."""
+    _check_paste_size(text)
     with transaction.atomic():
         tournament = _lock_tournament(tournament)
         require(by, "tournament.manage", tournament)
         _check_open(tournament)
         taken = set(Entrant.objects.filter(tournament=tournament).values_list("name", flat=True))
         entries, problems = read_entries(text, teams=tournament.is_teams, taken=taken)
+        # Past the cap no line's fix would help: say so before listing the lines.
+        _check_room(tournament, len(entries) + len(problems))
         if problems:
             raise BulkRegistrationError(problems)
         if not entries:
@@ -537,6 +581,7 @@ def register_entrants(tournament: Tournament, *, by, text: str) -> list[Entrant]
 
 def preview_entrants(tournament: Tournament, text: str) -> tuple[list[EntryLine], list]:
     """What ``register_entrants`` would register, and every problem, without saving."""
+    _check_paste_size(text)
     taken = set(Entrant.objects.filter(tournament=tournament).values_list("name", flat=True))
     return read_entries(text, teams=tournament.is_teams, taken=taken)
 
@@ -1038,39 +1083,83 @@ def swap_seats(round_: Round, first: Entrant, second: Entrant, *, by) -> Round:
     return round_
 
 
+def _stage_games_state(stage: Stage) -> tuple[int, int, int]:
+    """(games, unfinished games, sum of their revisions) of a stage's tables: every change
+    to a game bumps its revision, so an equal triple means the same results."""
+    games = Game.objects.filter(match__round__stage=stage, match__bye=False)
+    state = games.aggregate(
+        games=Count("pk"),
+        unfinished=Count("pk", filter=~Q(status=Game.Status.FINISHED)),
+        revisions=Sum("revision"),
+    )
+    return state["games"], state["unfinished"], state["revisions"] or 0
+
+
+def _check_finishable(stage: Stage, state: tuple[int, int, int]) -> None:
+    if stage.status == Stage.Status.FINISHED:
+        raise TournamentConflict(say("This stage is already finished."), "stage")
+    if state[1]:
+        raise TournamentConflict(
+            say("{value} game(s) of this stage are not finished.", value=state[1]), "stage"
+        )
+
+
 def finish_stage(
     stage: Stage, *, by, top: int | None = None, per_pool: int | None = None
 ) -> Stage | None:
-    """Close a stage and seed the next one from its standings (top N, or top k per pool)."""
+    """Close a stage and seed the next one from its standings (top N, or top k per pool).
+
+    The ranking is computed with no transaction open (it reads every game of the stage);
+    the write then re-checks, under the tournament's, the stage's and its games' locks,
+    that nothing changed meanwhile, and starts over if a result did.
+    """
     from tournaments.standings_store import stage_ranking
 
-    with transaction.atomic():
-        tournament = _lock_tournament(stage.tournament)
-        stage = Stage.objects.select_for_update().get(pk=stage.pk)
-        require(by, "tournament.manage", tournament)
-        if stage.status == Stage.Status.FINISHED:
-            raise TournamentConflict(say("This stage is already finished."), "stage")
-        unfinished = Match.objects.filter(round__stage=stage, bye=False).exclude(
-            game__status="finished"
-        )
-        if unfinished.exists():
-            raise TournamentConflict(
-                say("{value} game(s) of this stage are not finished.", value=unfinished.count()),
-                "stage",
-            )
+    require(by, "tournament.manage", stage.tournament)
+    for _attempt in range(3):
+        stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
+        seen = _stage_games_state(stage)
+        _check_finishable(stage, seen)
         ranking = stage_ranking(stage, per_pool=per_pool)
-        stage.status = Stage.Status.FINISHED
-        stage.save(update_fields=["status"])
-        following = tournament.stages.filter(order__gt=stage.order).order_by("order").first()
-        if following is None:
-            tournament.status = Tournament.Status.FINISHED
-            tournament.save(update_fields=["status", "updated_at"])
-            return None
-        chosen = ranking[:top] if top else ranking
-        following.entrants.set(chosen)
-        # The next stage seeds by this stage's finishing order.
-        following.settings = {**following.settings, "seeding": chosen}
-        following.save(update_fields=["settings"])
+        with transaction.atomic():
+            tournament = _lock_tournament(stage.tournament)
+            stage = Stage.objects.select_for_update().get(pk=stage.pk)
+            require(by, "tournament.manage", tournament)
+            # Holding the games' locks keeps a correction from landing between the check
+            # and the commit.
+            list(
+                Game.objects.select_for_update()
+                .filter(match__round__stage=stage)
+                .values_list("pk", flat=True)
+            )
+            now = _stage_games_state(stage)
+            _check_finishable(stage, now)
+            if now == seen:
+                return _close_stage(tournament, stage, ranking[:top] if top else ranking)
+    raise TournamentConflict(
+        say("Results of this stage keep changing; finish it once the tables are settled."),
+        "stage",
+    )
+
+
+def _close_stage(tournament: Tournament, stage: Stage, chosen: list[int]) -> Stage | None:
+    """Mark the stage finished and seed the next one (or finish the tournament)."""
+    stage.status = Stage.Status.FINISHED
+    stage.save(update_fields=["status"])
+    following = tournament.stages.filter(order__gt=stage.order).order_by("order").first()
+    if following is None:
+        tournament.status = Tournament.Status.FINISHED
+        tournament.save(update_fields=["status", "updated_at"])
+        return None
+    through = Stage.entrants.through
+    through.objects.filter(stage=following).delete()
+    through.objects.bulk_create(
+        (through(stage=following, entrant_id=entrant_id) for entrant_id in chosen),
+        batch_size=2000,
+    )
+    # The next stage seeds by this stage's finishing order.
+    following.settings = {**following.settings, "seeding": chosen}
+    following.save(update_fields=["settings"])
     return following
 
 

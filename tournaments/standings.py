@@ -15,6 +15,7 @@ does, in ``standings_store``) fills the records and takes the same last three st
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import NamedTuple
@@ -130,19 +131,23 @@ class Metric:
     higher_is_better: bool
     explain: str
     value: Callable[[Record], float]
-    # Metrics that look only at the tied entrants take the group instead.
-    among: Callable[[Record, Sequence[Record], Sequence[GameRow]], float] | None = None
+    # Metrics that look only at the tied entrants take the ids of the group instead.
+    among: Callable[[Record, AbstractSet[int], Sequence[GameRow]], float] | None = None
 
 
-def _head_to_head(record: Record, group: Sequence[Record], games: Sequence[GameRow]) -> float:
-    """Games won against the others still tied, or (three or four a table) finishes above."""
-    others = {r.entrant_id for r in group if r.entrant_id != record.entrant_id}
+def _head_to_head(record: Record, group: AbstractSet[int], games: Sequence[GameRow]) -> float:
+    """Games won against the others still tied, or (three or four a table) finishes above.
+
+    ``group`` is shared by every member: looking rivals up in it keeps a tie of
+    thousands linear in their games, where a set of "the others" per member would not.
+    """
+    me = record.entrant_id
     score = 0.0
     for game in games:
-        mine = next((e for e in game.entrants if e.entrant_id == record.entrant_id), None)
+        mine = next((e for e in game.entrants if e.entrant_id == me), None)
         if mine is None:
             continue
-        rivals = [e for e in game.entrants if e.entrant_id in others]
+        rivals = [e for e in game.entrants if e.entrant_id != me and e.entrant_id in group]
         if len(game.entrants) == 2:
             score += sum(1 for _ in rivals if mine.won)
         else:
@@ -499,8 +504,9 @@ def _rank_group(group, order, values, games_of, out) -> None:
         return
     metric = METRICS[order[0]]
     if metric.among is not None:
+        members = frozenset(r.entrant_id for r in group)
         scores = {
-            r.entrant_id: metric.among(r, group, games_of.get(r.entrant_id, ())) for r in group
+            r.entrant_id: metric.among(r, members, games_of.get(r.entrant_id, ())) for r in group
         }
         for r in group:
             values[r.entrant_id][metric.key] = scores[r.entrant_id]

@@ -414,3 +414,15 @@ class HandResultSerializer(serializers.Serializer):
     raw_awards = serializers.DictField(child=serializers.IntegerField())
     winners = serializers.ListField(child=serializers.CharField())
     pips = serializers.DictField(child=serializers.IntegerField())
+
+
+class RulesetSerializer(serializers.Serializer):
+    """A preset as the rule book lists it (its fields per table size, as ``to_dict`` gives)."""
+
+    key = serializers.CharField()
+    label = serializers.CharField()
+    description = serializers.CharField()
+    source = serializers.CharField()
+    players = serializers.ListField(child=serializers.IntegerField())
+    default_players = serializers.IntegerField()
+    per_table_size = serializers.DictField(child=serializers.DictField())

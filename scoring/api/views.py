@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import HEADER, run_once
 from accounts.permissions import allowed
+from config.pagination import Pages, page_response
 from scoring import engine, services
 from scoring.api import serializers as s
 from scoring.i18n import told
@@ -346,13 +347,20 @@ class HandDetailView(GameMixin, APIView):
 class HandHistoryView(GameMixin, APIView):
     """Every version of a hand: who recorded or changed it, when and why."""
 
+    pagination_class = Pages
+
     @extend_schema(responses=s.HandSerializer(many=True))
     def get(self, request, pk: int, number: int):
         game = self.get_game(request, pk)
         versions = Hand.objects.filter(game=game, number=number).select_related("recorded_by")
-        if not versions:
+        if not versions.exists():
             raise Http404
-        return Response(s.HandSerializer(versions.order_by("version"), many=True).data)
+        return page_response(
+            self,
+            request,
+            versions.order_by("version"),
+            lambda page: s.HandSerializer(page, many=True).data,
+        )
 
 
 class EventListView(GameMixin, APIView):
@@ -441,10 +449,16 @@ class RulesetListView(APIView):
 
     permission_classes = [AllowAny]
     throttle_classes = [AnonRateThrottle]
+    pagination_class = Pages
 
-    @extend_schema(operation_id="rulesets_list", responses=OpenApiTypes.OBJECT)
+    @extend_schema(operation_id="rulesets_list", responses=s.RulesetSerializer(many=True))
     def get(self, request):
-        return Response([preset.to_dict() for preset in PRESETS.values()])
+        return page_response(
+            self,
+            request,
+            list(PRESETS.values()),
+            lambda page: [preset.to_dict() for preset in page],
+        )
 
 
 class RulesetDetailView(APIView):

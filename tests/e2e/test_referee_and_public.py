@@ -123,6 +123,8 @@ def test_partners_tied_block_scores_nothing(live_server, phone, shot):
 
 
 def test_a_player_watches_the_standings_change_without_reloading(live_server, browser, shot):
+    from playwright.sync_api import expect
+
     organizer = UserFactory(username="organizer")
     tournament = services.create_tournament(
         by=organizer, name="Copa en vivo", ruleset_key="cutthroat", table_size=4, slug="vivo"
@@ -152,7 +154,10 @@ def test_a_player_watches_the_standings_change_without_reloading(live_server, br
         for seat in match.seats.all()
         if ["A", "B", "C", "D"][seat.position] == game.winner
     )
-    page.wait_for_function(f"({first_gp})() === '1'", timeout=20_000)
+    # Playwright's expect polls without evaluating strings, which the page's CSP forbids.
+    expect(page.locator("#standings tbody tr td:nth-child(3)").first).to_have_text(
+        "1", timeout=20_000
+    )
     first_row = page.locator("#standings tbody tr").first.inner_text()
     assert winner in first_row
     table = page.locator(f"#table-{match.table_number}")

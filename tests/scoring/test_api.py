@@ -156,7 +156,7 @@ def test_correction_mid_game_recomputes_later_totals(api, game):
     stale = api.put(url, body, format="json")
     assert stale.status_code == 409
     assert stale.json()["current"]["version"] == 2
-    history = api.get(f"{url}history/").json()
+    history = api.get(f"{url}history/").json()["results"]
     assert [(v["version"], v["reason"]) for v in history] == [(1, ""), (2, "C was miscounted")]
 
 
@@ -270,7 +270,9 @@ def test_calculator_errors_are_400():
 
 def test_rulesets_list_every_preset_with_every_field():
     body = APIClient().get("/api/v1/rulesets/").json()
-    assert {preset["key"] for preset in body} >= {"cutthroat", "dcs", "two_box_cutthroat"}
+    assert body["count"] == len(body["results"])
+    keys = {preset["key"] for preset in body["results"]}
+    assert keys >= {"cutthroat", "dcs", "two_box_cutthroat"}
     dcs = APIClient().get("/api/v1/rulesets/dcs/").json()
     assert dcs["per_table_size"]["4"]["block_tie"] == "split"
 
@@ -299,3 +301,41 @@ def test_recording_a_hand_is_a_constant_number_of_queries(
         post(number)
     with django_assert_max_num_queries(at_hand_two):
         assert post(30).status_code == 201
+
+
+@pytest.fixture
+def three_a_minute(monkeypatch):
+    from django.core.cache import cache
+    from rest_framework.throttling import AnonRateThrottle
+
+    cache.clear()
+    monkeypatch.setattr(AnonRateThrottle, "THROTTLE_RATES", {"anon": "3/min"})
+    yield
+    cache.clear()
+
+
+def test_a_forged_forwarded_for_does_not_escape_the_anonymous_limit(three_a_minute):
+    client = APIClient()
+    codes = [
+        client.get(
+            "/api/v1/rulesets/", REMOTE_ADDR="203.0.113.7", HTTP_X_FORWARDED_FOR=f"10.0.0.{n}"
+        ).status_code
+        for n in range(6)
+    ]
+    assert codes == [200, 200, 200, 429, 429, 429]
+    other = client.get("/api/v1/rulesets/", REMOTE_ADDR="203.0.113.8")
+    assert other.status_code == 200
+
+
+def test_behind_one_proxy_the_right_most_forwarded_address_is_the_client(three_a_minute, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    client = APIClient()
+
+    def get(forwarded):
+        return client.get(
+            "/api/v1/rulesets/", REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR=forwarded
+        ).status_code
+
+    # The client may write anything on the left; the proxy appends the address it saw.
+    assert [get(f"198.51.100.{n}, 203.0.113.7") for n in range(4)] == [200, 200, 200, 429]
+    assert get("203.0.113.9") == 200

@@ -191,7 +191,7 @@ def test_a_bracket_of_sixteen_played_through_the_api(api, django_capture_on_comm
                     break
     final = Match.objects.get(round__stage__tournament__slug=slug, slot="R4-1")
     assert final.game.status == "finished"
-    rounds = api.get(f"/api/v1/tournaments/{slug}/rounds/").json()
+    rounds = api.get(f"/api/v1/tournaments/{slug}/rounds/").json()["results"]
     assert [r["tables"] for r in rounds] == [8, 4, 2, 1]
     # Every finished game also refreshed the standings snapshot (tasks run in-process).
     assert standing_lines(Tournament.objects.get(slug=slug))[1] == 16
@@ -286,3 +286,46 @@ def test_a_correction_that_changes_a_bracket_winner_flags_the_next_table(
     assert "correction" in detail["attention_reason"]
     final.refresh_from_db()
     assert final.game.hands.count() == 1  # the played final was not rewritten
+
+
+def test_every_list_answers_one_page_and_page_size_is_capped(api, settings):
+    settings.API_MAX_PAGE_SIZE = 4
+    slug = make(api, public=True)
+    text = "\n".join(f"Player {n}" for n in range(1, 11))
+    assert (
+        api.post(f"/api/v1/tournaments/{slug}/entrants/", {"text": text}, format="json").status_code
+        == 201
+    )
+    anonymous = APIClient()
+    first = anonymous.get(f"/api/v1/tournaments/{slug}/entrants/?page_size=3").json()
+    assert first["count"] == 10
+    assert [e["name"] for e in first["results"]] == ["Player 1", "Player 2", "Player 3"]
+    assert first["previous"] is None
+    assert "page=2" in first["next"]
+    capped = anonymous.get(f"/api/v1/tournaments/{slug}/entrants/?page_size=1000").json()
+    assert len(capped["results"]) == 4
+    last = anonymous.get(f"/api/v1/tournaments/{slug}/entrants/?page_size=4&page=3").json()
+    assert [e["name"] for e in last["results"]] == ["Player 9", "Player 10"]
+    assert last["next"] is None
+    for path in ("stages", "rounds"):
+        body = anonymous.get(f"/api/v1/tournaments/{slug}/{path}/").json()
+        assert set(body) == {"count", "next", "previous", "results"}
+    assert anonymous.get(f"/api/v1/tournaments/{slug}/entrants/?page=99").status_code == 404
+
+
+def test_the_schema_documents_list_pages_and_whole_registrations():
+    schema = APIClient().get("/api/schema/?format=json").json()
+    entrants = schema["paths"]["/api/v1/tournaments/{slug}/entrants/"]
+    listed = entrants["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert listed["$ref"].endswith("/PaginatedEntrantList")
+    assert {p["name"] for p in entrants["get"]["parameters"]} >= {"page", "page_size"}
+    registered = entrants["post"]["responses"]["201"]["content"]["application/json"]["schema"]
+    assert registered["type"] == "array"
+    for path in (
+        "/api/v1/tournaments/{slug}/stages/",
+        "/api/v1/tournaments/{slug}/rounds/",
+        "/api/v1/rulesets/",
+        "/api/v1/games/{id}/hands/{number}/history/",
+    ):
+        ok = schema["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]
+        assert ok["schema"]["$ref"].split("/")[-1].startswith("Paginated"), path

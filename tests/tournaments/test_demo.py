@@ -5,6 +5,7 @@ import io
 import pytest
 from django.contrib.auth import authenticate
 from django.core.management import CommandError, call_command
+from django.http import HttpRequest
 
 from scoring.models import Game
 from scoring.selectors import replay_all
@@ -24,7 +25,8 @@ def test_load_demo_builds_three_events_with_logins():
         ("referee2", "capicu-referee"),
     ):
         assert username in printed and password in printed
-        assert authenticate(username=username, password=password) is not None
+        # The login lock-out (django-axes) keys on the request, so authenticate needs one.
+        assert authenticate(HttpRequest(), username=username, password=password) is not None
 
     open_ = Tournament.objects.get(slug="cutthroat-open")
     assert open_.entrants.count() == 18 and open_.table_size == 4

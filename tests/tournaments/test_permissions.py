@@ -65,7 +65,7 @@ def addresses(match) -> list[str]:
 def listings(client, match) -> dict[str, bool]:
     """Whether each listing that can name the table or its game names it."""
     entrant = match.seats.order_by("position").first().entrant
-    rounds = client.get("/api/v1/tournaments/copa/rounds/").json()
+    rounds = client.get("/api/v1/tournaments/copa/rounds/").json()["results"]
     games = client.get("/api/v1/games/").json()["results"]
     return {
         "rounds": any(r["number"] == 1 for r in rounds),

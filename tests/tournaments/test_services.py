@@ -4,6 +4,7 @@ import random
 
 import pytest
 from django.core.exceptions import PermissionDenied
+from django.db.models import F
 
 from scoring.models import Game
 from scoring.services import record_hand
@@ -79,6 +80,42 @@ def test_bulk_registration_is_all_or_nothing(organizer):
     made = register_entrants(tournament, by=organizer, text="Ana & Beto\nCruz & Dalia")
     assert [e.name for e in made] == ["Ana & Beto", "Cruz & Dalia"]
     assert made[0].partner.display_name == "Beto"
+
+
+def test_a_pasted_list_past_the_entrants_cap_is_refused_whole(organizer, settings):
+    settings.MAX_ENTRANTS = 6
+    tournament = create_tournament(by=organizer, name="Solo", ruleset_key="dcs")
+    register_entrants(tournament, by=organizer, text="Ana\nBeto\nCruz\nDalia")
+    with pytest.raises(TournamentError) as error:
+        register_entrants(tournament, by=organizer, text="Eva\nFede\nGilda")
+    assert error.value.field == "entrants"
+    assert str(error.value) == (
+        "Nothing was registered: the list has 3 entrants, this tournament takes at most 6 "
+        "and 4 are registered."
+    )
+    assert tournament.entrants.count() == 4
+    register_entrants(tournament, by=organizer, text="Eva\nFede")
+    assert tournament.entrants.count() == 6
+
+
+def test_one_entrant_past_the_cap_is_refused(organizer, settings):
+    settings.MAX_ENTRANTS = 2
+    tournament = create_tournament(by=organizer, name="Solo", ruleset_key="dcs")
+    register_entrant(tournament, by=organizer, name="Ana")
+    register_entrant(tournament, by=organizer, name="Beto")
+    with pytest.raises(TournamentError) as error:
+        register_entrant(tournament, by=organizer, name="Cruz")
+    assert "at most 2 entrants and 2 are registered" in str(error.value)
+    assert tournament.entrants.count() == 2
+
+
+def test_a_paste_longer_than_any_full_tournament_is_refused_before_reading(organizer, settings):
+    settings.MAX_ENTRANTS = 10
+    tournament = create_tournament(by=organizer, name="Solo", ruleset_key="dcs")
+    with pytest.raises(TournamentError) as error:
+        register_entrants(tournament, by=organizer, text="x\n" * 100_000)
+    assert "at most 10 entrants" in str(error.value)
+    assert not tournament.entrants.exists()
 
 
 def test_register_check_in_withdraw_and_seed(organizer):
@@ -246,6 +283,62 @@ def test_finish_stage_seeds_the_next_from_the_standings(organizer):
     final = generate_round(bracket, by=organizer)
     assert final.matches.count() == 1
     assert first.__class__.objects.get(pk=first.pk).status == Stage.Status.FINISHED
+
+
+def played_stage(organizer, players=8):
+    """A one-round stage played out, with an empty stage after it."""
+    tournament = cutthroat(organizer, players=players)
+    first = add_stage(
+        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 1}
+    )
+    following = add_stage(tournament, by=organizer, name="Final", format="swiss")
+    referee = event_referee(tournament)
+    round_ = generate_round(first, by=organizer)
+    publish_round(round_, by=organizer)
+    for match in round_.matches.all():
+        assign_referee(match, referee, by=organizer)
+        play_out(match.game, referee, random.Random(5))
+    return first, following
+
+
+def test_finishing_a_stage_ranks_again_when_a_result_changed_meanwhile(organizer, monkeypatch):
+    from tournaments import standings_store
+
+    first, following = played_stage(organizer)
+    rank = standings_store.stage_ranking
+    rankings = []
+
+    def ranking_during_a_correction(stage, **options):
+        order = rank(stage, **options)
+        if not rankings:  # a referee corrects a game while the first ranking is computed
+            Game.objects.filter(match__round__stage=stage).update(revision=F("revision") + 1)
+        rankings.append(order)
+        return order
+
+    monkeypatch.setattr(standings_store, "stage_ranking", ranking_during_a_correction)
+    assert finish_stage(first, by=organizer) == following
+    assert len(rankings) == 2
+    following.refresh_from_db()
+    assert following.settings["seeding"] == rankings[-1]
+    assert set(following.entrants.values_list("pk", flat=True)) == set(rankings[-1])
+
+
+def test_finishing_a_stage_refuses_when_results_never_settle(organizer, monkeypatch):
+    from tournaments import standings_store
+
+    first, following = played_stage(organizer)
+    rank = standings_store.stage_ranking
+
+    def always_corrected(stage, **options):
+        Game.objects.filter(match__round__stage=stage).update(revision=F("revision") + 1)
+        return rank(stage, **options)
+
+    monkeypatch.setattr(standings_store, "stage_ranking", always_corrected)
+    with pytest.raises(TournamentConflict):
+        finish_stage(first, by=organizer)
+    first.refresh_from_db()
+    assert first.status != Stage.Status.FINISHED
+    assert not following.entrants.exists()
 
 
 def test_double_elimination_of_eight_advances_to_its_grand_final(organizer):

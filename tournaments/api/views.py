@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import run_once
 from accounts.permissions import allowed
+from config.pagination import Pages, page_response
 from scoring.i18n import told
 from scoring.say import say
 from tournaments import selectors, services
@@ -124,10 +125,17 @@ class TournamentDetailView(TournamentMixin, APIView):
 
 
 class EntrantListView(TournamentMixin, APIView):
+    pagination_class = Pages
+
     @extend_schema(responses=s.EntrantSerializer(many=True))
     def get(self, request, slug: str):
         tournament = self.get_tournament(request, slug)
-        return Response(s.EntrantSerializer(tournament.entrants.order_by("seed"), many=True).data)
+        return page_response(
+            self,
+            request,
+            tournament.entrants.order_by("seed", "pk"),
+            lambda page: s.EntrantSerializer(page, many=True).data,
+        )
 
     @extend_schema(
         request=s.EntrantCreateSerializer, responses={201: s.EntrantSerializer(many=True)}
@@ -179,10 +187,17 @@ class EntrantActionView(TournamentMixin, APIView):
 
 
 class StageListView(TournamentMixin, APIView):
+    pagination_class = Pages
+
     @extend_schema(responses=s.StageSerializer(many=True))
     def get(self, request, slug: str):
         tournament = self.get_tournament(request, slug)
-        return Response(s.StageSerializer(tournament.stages.all(), many=True).data)
+        return page_response(
+            self,
+            request,
+            tournament.stages.order_by("order"),
+            lambda page: s.StageSerializer(page, many=True).data,
+        )
 
     @extend_schema(request=s.StageSerializer, responses={201: s.StageSerializer})
     def post(self, request, slug: str):
@@ -255,23 +270,32 @@ def _with_tables(rounds):
     )
 
 
+def _round_summaries(rounds) -> list[dict]:
+    return [
+        {
+            "stage": r.stage.order,
+            "number": r.number,
+            "status": r.status,
+            "flags": r.flags,
+            "published_at": r.published_at,
+            "tables": r.tables,
+        }
+        for r in rounds
+    ]
+
+
 class RoundListView(TournamentMixin, APIView):
+    pagination_class = Pages
+
     @extend_schema(responses=s.RoundSummarySerializer(many=True))
     def get(self, request, slug: str):
         tournament = self.get_tournament(request, slug)
-        rounds = _rounds(tournament, request.user).annotate(tables=Count("matches"))
-        data = [
-            {
-                "stage": r.stage.order,
-                "number": r.number,
-                "status": r.status,
-                "flags": r.flags,
-                "published_at": r.published_at,
-                "tables": r.tables,
-            }
-            for r in rounds
-        ]
-        return Response(data)
+        rounds = (
+            _rounds(tournament, request.user)
+            .annotate(tables=Count("matches"))
+            .order_by("stage__order", "number")
+        )
+        return page_response(self, request, rounds, _round_summaries)
 
     @extend_schema(
         request=OpenApiTypes.OBJECT,
