@@ -7,7 +7,7 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from scoring.i18n import told
+from domain.i18n import told
 from scoring.models import Hand, ScoreEvent
 from scoring.rulesets import RuleSet, ScoringError
 

@@ -14,11 +14,12 @@ from django.db.models import F, Sum
 from django.utils import timezone
 
 from accounts.permissions import require
+from domain.errors import Conflict
+from domain.say import say
 from scoring import engine, statements
 from scoring.engine import ScoringError
 from scoring.models import SEAT_NAMES, Game, Hand, ScoreEvent, Seat, Side
 from scoring.rulesets import RuleSet, get_ruleset
-from scoring.say import say
 from scoring.signals import game_changed, game_saved
 
 # The largest in-play score: 35 with one set (RULES.md). With two sets every tile exists
@@ -26,12 +27,11 @@ from scoring.signals import game_changed, game_saved
 MAX_PLAY_POINTS = {1: 35, 2: 40}
 
 
-class GameConflict(Exception):
+class GameConflict(Conflict):
     """The game is not in a state that allows this write (finished, stale, out of turn)."""
 
     def __init__(self, message: str, *, game: Game | None = None, current: Any = None):
         super().__init__(message)
-        self.message = message
         self.game = game
         self.current = current
 

@@ -14,10 +14,11 @@ from django.utils.text import slugify
 
 from accounts.models import Player
 from accounts.permissions import require
+from domain.errors import Conflict, UserError
+from domain.say import say
 from scoring.engine import ScoringError
 from scoring.models import Game
 from scoring.rulesets import PRESETS, get_ruleset
-from scoring.say import say
 from tournaments.entries import EntryLine, LineProblem, read_entries
 from tournaments.models import (
     DEFAULT_TIEBREAK_ORDER,
@@ -33,16 +34,11 @@ from tournaments.pairing.base import EntrantStub
 from tournaments.standings import side_results
 
 
-class TournamentError(Exception):
+class TournamentError(UserError):
     """An organizer's request that cannot be carried out, with the field at fault."""
 
-    def __init__(self, message: str, field: str = "non_field_errors"):
-        super().__init__(message)
-        self.message = message
-        self.field = field
 
-
-class TournamentConflict(TournamentError):
+class TournamentConflict(TournamentError, Conflict):
     """The tournament's state forbids this now (round already generated, started ...)."""
 
 

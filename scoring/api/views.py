@@ -14,9 +14,9 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import HEADER, run_once
 from accounts.permissions import allowed
+from domain.i18n import told
 from scoring import engine, services
 from scoring.api import serializers as s
-from scoring.i18n import told
 from scoring.models import Game, Hand, ScoreEvent, Seat, Side
 from scoring.rulesets import PRESETS, get_ruleset
 from scoring.services import GameConflict, SeatSpec

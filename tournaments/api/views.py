@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import run_once
 from accounts.permissions import allowed
-from scoring.i18n import told
+from domain.i18n import told
 from tournaments import selectors, services
 from tournaments.api import serializers as s
 from tournaments.models import (

@@ -10,10 +10,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from scoring.say import say
+from domain.errors import UserError
+from domain.say import say
 
 
-class PairingError(ValueError):
+class PairingError(UserError):
     """Options or entrants an engine cannot pair, in an organizer's words."""
 
 
