@@ -195,6 +195,11 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_PARSER_CLASSES": [
+        "config.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_THROTTLE_RATES": {"anon": os.environ.get("ANON_THROTTLE_RATE", "120/min")},
 }
 

@@ -6,6 +6,8 @@ own errors subclass one of them, so one exception handler answers them all in th
 documented shape and no view has to catch them.
 """
 
+from collections.abc import Callable
+
 NON_FIELD = "non_field_errors"
 
 
@@ -19,6 +21,11 @@ class DomainError(Exception):
 
     def __str__(self) -> str:
         return str(self.message)
+
+    def body(self, tell: Callable[[str], str]) -> dict:
+        """The refusal as the API documents it, each message told through ``tell``."""
+        message = tell(self.message)
+        return {"detail": message, "errors": {self.field: [message]}}
 
 
 class UserError(DomainError, ValueError):

@@ -52,6 +52,16 @@ class BulkRegistrationError(TournamentError):
         )
         self.problems = problems
 
+    def body(self, tell) -> dict:
+        """Every line at fault, so the organizer can fix them all at once."""
+        return {
+            "detail": tell(self.message),
+            "errors": {"text": [f"line {p.line}: {tell(p.message)}" for p in self.problems]},
+            "problems": [
+                {"line": p.line, "text": p.text, "message": tell(p.message)} for p in self.problems
+            ],
+        }
+
 
 # --- tournaments and staff -------------------------------------------------------------
 

@@ -14,7 +14,6 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import HEADER, run_once
 from accounts.permissions import allowed
-from domain.i18n import told
 from scoring import engine, services
 from scoring.api import serializers as s
 from scoring.models import Game, Hand, ScoreEvent, Seat, Side
@@ -89,21 +88,18 @@ def game_state(game: Game) -> dict:
     return s.GameSerializer(full_game(game.pk)).data
 
 
-def scoring_error(error: engine.ScoringError) -> ValidationError:
-    return ValidationError({error.field: [told(error.message)]})
-
-
-def conflict(error: GameConflict) -> Response:
-    body = {"detail": told(error.message), "errors": {}}
-    if error.game is not None:
-        body["game"] = game_state(error.game)
-    if error.current is not None:
-        body["current"] = s.HandSerializer(error.current).data
-    return Response(body, status=status.HTTP_409_CONFLICT)
-
-
 class GameMixin:
     """Find the game in the URL: 404 if the caller may not see it, 401/403 to write."""
+
+    def refusal_details(self, error) -> dict:
+        """A refused write tells the table where the game stands, to carry on from there."""
+        details = {}
+        if isinstance(error, GameConflict):
+            if error.game is not None:
+                details["game"] = game_state(error.game)
+            if error.current is not None:
+                details["current"] = s.HandSerializer(error.current).data
+        return details
 
     def get_game(self, request, pk: int, *, action: str = "game.view") -> Game:
         game = Game.objects.filter(pk=pk).first()
@@ -149,6 +145,11 @@ class GameListView(generics.GenericAPIView):
             raise NotAuthenticated()
         return run_once(request, lambda: self._create(request))
 
+    def refusal_field(self, error) -> str:
+        """The rule engine's fields as this request names them: seats, ruleset, overrides."""
+        field = "seats" if error.field == "players" else error.field
+        return field if field in {"seats", "ruleset"} else "overrides"
+
     def _create(self, request) -> Response:
         body = s.GameCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -157,21 +158,15 @@ class GameListView(generics.GenericAPIView):
             seat if not isinstance(seat, str) else SeatSpec(display_name=seat)
             for seat in data["seats"]
         ]
-        try:
-            game = services.start_game(
-                ruleset_key=data["ruleset"],
-                seats=seats,
-                by=request.user,
-                overrides=data["overrides"],
-                label=data["label"],
-                public=data["public"],
-                referees=[request.user],
-            )
-        except engine.ScoringError as error:
-            field = "seats" if error.field == "players" else error.field
-            if field not in {"seats", "ruleset"}:
-                field = "overrides"
-            raise ValidationError({field: [told(error.message)]}) from error
+        game = services.start_game(
+            ruleset_key=data["ruleset"],
+            seats=seats,
+            by=request.user,
+            overrides=data["overrides"],
+            label=data["label"],
+            public=data["public"],
+            referees=[request.user],
+        )
         return Response(game_state(game), status=status.HTTP_201_CREATED)
 
 
@@ -250,10 +245,6 @@ class HandListView(GameMixin, APIView):
         except DjangoPermissionDenied as error:
             self.get_game(request, pk)  # 404 where the caller may not even see the game
             raise PermissionDenied("You are not a referee of this game.") from error
-        except engine.ScoringError as error:
-            raise scoring_error(error) from error
-        except GameConflict as error:
-            return conflict(error)
         return Response(
             {"hand": hand_payload(outcome.hand), "game": totals_payload(outcome.game)},
             status=status.HTTP_201_CREATED,
@@ -289,25 +280,20 @@ class HandDetailView(GameMixin, APIView):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         in_play = data["in_play"]
-        try:
-            outcome = services.correct_hand(
-                game,
-                number,
-                by=request.user,
-                reason=data["reason"],
-                expected_version=data["expected_version"],
-                ended=data["ended"],
-                domino_by=data["domino_by"],
-                pips=data["pips"],
-                tiles=data["tiles"],
-                leader=data["leader"],
-                in_play=None if in_play is None else [dict(entry) for entry in in_play],
-                lowest_tiles=data["lowest_tiles"],
-            )
-        except engine.ScoringError as error:
-            raise scoring_error(error) from error
-        except GameConflict as error:
-            return conflict(error)
+        outcome = services.correct_hand(
+            game,
+            number,
+            by=request.user,
+            reason=data["reason"],
+            expected_version=data["expected_version"],
+            ended=data["ended"],
+            domino_by=data["domino_by"],
+            pips=data["pips"],
+            tiles=data["tiles"],
+            leader=data["leader"],
+            in_play=None if in_play is None else [dict(entry) for entry in in_play],
+            lowest_tiles=data["lowest_tiles"],
+        )
         return Response(
             {"hand": s.HandSerializer(outcome.hand).data, "game": game_state(outcome.game)}
         )
@@ -329,14 +315,9 @@ class HandDetailView(GameMixin, APIView):
         reason = data.get("reason") or request.query_params.get("reason", "")
         body = s.VoidSerializer(data={"reason": reason})
         body.is_valid(raise_exception=True)
-        try:
-            outcome = services.void_hand(
-                game, number, by=request.user, reason=body.validated_data["reason"]
-            )
-        except engine.ScoringError as error:
-            raise scoring_error(error) from error
-        except GameConflict as error:
-            return conflict(error)
+        outcome = services.void_hand(
+            game, number, by=request.user, reason=body.validated_data["reason"]
+        )
         return Response(
             {"hand": s.HandSerializer(outcome.hand).data, "game": game_state(outcome.game)}
         )
@@ -380,12 +361,7 @@ class EventListView(GameMixin, APIView):
         body = s.EventInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        try:
-            events = services.add_score_event(game, by=request.user, **data)
-        except engine.ScoringError as error:
-            raise scoring_error(error) from error
-        except GameConflict as error:
-            return conflict(error)
+        events = services.add_score_event(game, by=request.user, **data)
         created = ScoreEvent.objects.filter(pk__in=[e.pk for e in events]).select_related(
             "seat", "side"
         )
@@ -407,11 +383,9 @@ class EventDetailView(GameMixin, APIView):
         try:
             services.undo_event(game, event_id, by=request.user)
         except engine.ScoringError as error:
-            if error.field == "event":
+            if error.field == "event":  # an event that is not there is not found
                 raise Http404 from error
-            raise scoring_error(error) from error
-        except GameConflict as error:
-            return conflict(error)
+            raise
         return Response({"game": game_state(game)})
 
 
@@ -426,12 +400,7 @@ class ReopenView(GameMixin, APIView):
     def _reopen(self, request, game: Game) -> Response:
         body = s.ReasonSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            services.reopen_game(game, by=request.user, reason=body.validated_data["reason"])
-        except engine.ScoringError as error:
-            raise scoring_error(error) from error
-        except GameConflict as error:
-            return conflict(error)
+        services.reopen_game(game, by=request.user, reason=body.validated_data["reason"])
         return Response(game_state(game))
 
 
@@ -476,26 +445,25 @@ class CalculatorView(APIView):
             )
         ],
     )
+    def refusal_field(self, error) -> str:
+        return "seats" if error.field == "players" else error.field
+
     def post(self, request, key: str):
         if key not in PRESETS:
             raise Http404
         body = s.CalculatorSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        try:
-            rules = get_ruleset(key, players=len(data["seats"]), overrides=data["overrides"])
-            result = engine.score_hand(
-                rules,
-                seats=data["seats"],
-                pips=data["pips"],
-                tiles=data["tiles"],
-                domino_by=data["domino_by"] if data["ended"] == "domino" else None,
-                leader=data["leader"],
-                lowest_tiles=data["lowest_tiles"],
-            )
-        except engine.ScoringError as error:
-            field = "seats" if error.field == "players" else error.field
-            raise ValidationError({field: [told(error.message)]}) from error
+        rules = get_ruleset(key, players=len(data["seats"]), overrides=data["overrides"])
+        result = engine.score_hand(
+            rules,
+            seats=data["seats"],
+            pips=data["pips"],
+            tiles=data["tiles"],
+            domino_by=data["domino_by"] if data["ended"] == "domino" else None,
+            leader=data["leader"],
+            lowest_tiles=data["lowest_tiles"],
+        )
         return Response(
             {
                 "ended": result.ended,

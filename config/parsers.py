@@ -1,0 +1,43 @@
+"""The API's JSON parser: it refuses, before any field sees it, what no field could take."""
+
+from django.utils.translation import gettext
+from rest_framework import exceptions, parsers
+
+# Deep enough for any body the API documents; Python's parser would recurse past its
+# limit long before a hostile body ends.
+MAX_JSON_DEPTH = 32
+# The widest integer any column holds (PostgreSQL's bigint).
+MAX_INTEGER = 2**63 - 1
+
+
+def _refused_json(value) -> str | None:
+    """Why ``value`` (a parsed JSON body) may not go further, or None if it may."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > MAX_JSON_DEPTH:
+            return gettext("The JSON is nested too deeply.")
+        if isinstance(item, dict):
+            pending.extend((key, depth) for key in item)
+            pending.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            pending.extend((child, depth + 1) for child in item)
+        elif isinstance(item, str) and "\x00" in item:
+            return gettext("Text may not contain NUL characters.")
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > MAX_INTEGER:
+            return gettext("A number is too large.")
+    return None
+
+
+class JSONParser(parsers.JSONParser):
+    """DRF's JSON parser, refusing what no field could take: too deep, NUL, >64 bits."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            value = super().parse(stream, media_type, parser_context)
+        except RecursionError as error:
+            raise exceptions.ParseError(gettext("The JSON is nested too deeply.")) from error
+        problem = _refused_json(value)
+        if problem:
+            raise exceptions.ParseError(problem)
+        return value
