@@ -3,11 +3,11 @@
 from django.utils.translation import gettext
 from rest_framework import exceptions, parsers
 
+from domain.numbers import MAX_INTEGER
+
 # Deep enough for any body the API documents; Python's parser would recurse past its
 # limit long before a hostile body ends.
 MAX_JSON_DEPTH = 32
-# The widest integer any column holds (PostgreSQL's bigint).
-MAX_INTEGER = 2**63 - 1
 
 
 def _refused_json(value) -> str | None:

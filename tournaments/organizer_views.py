@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import allowed
 from domain.i18n import told
+from domain.numbers import whole_number
 from scoring.models import Game
 from scoring.rulesets import PRESETS, ScoringError
 from tournaments import selectors, services
@@ -204,7 +205,7 @@ def _stage(tournament: Tournament, value) -> Stage:
 
 
 def _staff_user(tournament: Tournament, value):
-    user = get_user_model().objects.filter(pk=value if str(value).isdigit() else 0).first()
+    user = get_user_model().objects.filter(pk=whole_number(value) or 0).first()
     if user is None or not Staff.objects.filter(tournament=tournament, user=user).exists():
         raise services.TournamentError(gettext("Choose one of this tournament's staff."), "user")
     return user
@@ -260,16 +261,16 @@ def _do_withdraw(request, tournament):
 
 def _do_seed(request, tournament):
     entrant = _entrant(tournament, request.POST.get("entrant"))
-    value = request.POST.get("seed", "")
-    if not value.isdigit():
+    value = whole_number(request.POST.get("seed", ""))
+    if value is None:
         raise services.TournamentError(gettext("A seed is a whole number from 1."), "seed")
-    services.set_seed(entrant, by=request.user, seed=int(value))
+    services.set_seed(entrant, by=request.user, seed=value)
     return gettext("{name} is now seed {value}.").format(name=entrant.name, value=value)
 
 
 def _do_add_stage(request, tournament):
-    rounds = request.POST.get("rounds", "")
-    settings = {"rounds": int(rounds)} if rounds.isdigit() else {}
+    rounds = whole_number(request.POST.get("rounds", ""))
+    settings = {"rounds": rounds} if rounds is not None else {}
     stage = services.add_stage(
         tournament,
         by=request.user,
@@ -333,10 +334,8 @@ def _do_assign(request, tournament):
 
 def _do_finish_stage(request, tournament):
     stage = _stage(tournament, request.POST.get("stage"))
-    top = request.POST.get("top", "")
-    following = services.finish_stage(
-        stage, by=request.user, top=int(top) if top.isdigit() and int(top) > 0 else None
-    )
+    top = whole_number(request.POST.get("top", ""))
+    following = services.finish_stage(stage, by=request.user, top=top or None)
     if following is None:
         return gettext(
             "{name} finished; it was the last stage, so the tournament is finished."

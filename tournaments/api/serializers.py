@@ -147,3 +147,18 @@ class RoundSummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = Round
         fields = ["stage", "number", "status", "flags", "published_at", "tables"]
+
+
+class StageFinishSerializer(serializers.Serializer):
+    """How many go on from a finished stage: overall, or from each pool."""
+
+    top = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    per_pool = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+
+
+class SwapSerializer(serializers.Serializer):
+    """The two entrants whose seats change places."""
+
+    entrants = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), min_length=2, max_length=2
+    )

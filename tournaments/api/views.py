@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import run_once
 from accounts.permissions import allowed
+from domain.numbers import whole_number
 from tournaments import selectors, services
 from tournaments.api import serializers as s
 from tournaments.models import (
@@ -175,7 +176,7 @@ class StageListView(TournamentMixin, APIView):
 
 
 class StageFinishView(TournamentMixin, APIView):
-    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=s.StageFinishSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request, slug: str, order: int):
         tournament = self.get_tournament(request, slug, manage=True)
         stage = Stage.objects.filter(tournament=tournament, order=order).first()
@@ -183,12 +184,9 @@ class StageFinishView(TournamentMixin, APIView):
             raise Http404
 
         def finish():
-            top = request.data.get("top")
-            per_pool = request.data.get("per_pool")
-            for name, value in (("top", top), ("per_pool", per_pool)):
-                if value is not None and (not isinstance(value, int) or value < 1):
-                    raise ValidationError({name: ["A whole number from 1."]})
-            following = services.finish_stage(stage, by=request.user, top=top, per_pool=per_pool)
+            body = s.StageFinishSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            following = services.finish_stage(stage, by=request.user, **body.validated_data)
             return Response(
                 {
                     "finished": order,
@@ -205,7 +203,8 @@ def _stage_of(tournament: Tournament, request) -> Stage:
     )
     stages = tournament.stages.all()
     if wanted is not None:
-        stage = stages.filter(order=wanted).first() if str(wanted).isdigit() else None
+        number = whole_number(wanted)
+        stage = stages.filter(order=number).first() if number is not None else None
         if stage is None:
             raise ValidationError({"stage": [f"There is no stage {wanted}."]})
         return stage
@@ -391,7 +390,7 @@ class RoundSwapView(TournamentMixin, APIView):
     """Swap two entrants' seats before the round's games start (re-validated)."""
 
     @extend_schema(
-        request=OpenApiTypes.OBJECT,
+        request=s.SwapSerializer,
         responses=s.RoundSerializer,
         parameters=[OpenApiParameter("stage", OpenApiTypes.INT)],
     )
@@ -403,9 +402,9 @@ class RoundSwapView(TournamentMixin, APIView):
             raise Http404
 
         def swap():
-            ids = request.data.get("entrants") if isinstance(request.data, dict) else None
-            if not isinstance(ids, list) or len(ids) != 2:
-                raise ValidationError({"entrants": ["Name the two entrants to swap: [id, id]."]})
+            body = s.SwapSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            ids = body.validated_data["entrants"]
             found = {e.pk: e for e in Entrant.objects.filter(tournament=tournament, pk__in=ids)}
             if len(found) != 2:
                 raise ValidationError({"entrants": ["Both must be entrants of this tournament."]})
