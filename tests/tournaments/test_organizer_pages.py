@@ -160,3 +160,14 @@ def test_an_action_on_something_of_another_tournament_is_refused_in_words(client
         response = client.post(f"/t/copa/manage/{action}/", data, follow=True)
         assert messages_of(response) == [said]
     assert not Entrant.objects.get(pk=stranger.pk).checked_in
+
+
+@pytest.mark.parametrize("seed", ["²", "\u0661", "99999999999999999999999", "-3"])
+def test_a_seed_that_is_not_a_whole_number_is_refused_beside_the_form(client, organizer, seed):
+    tournament, _ = make_event(organizer, slug="copa")
+    client.force_login(organizer)
+    first = Entrant.objects.get(tournament=tournament, seed=1)
+    response = client.post("/t/copa/manage/seed/", {"entrant": first.pk, "seed": seed}, follow=True)
+    assert response.status_code == 200
+    assert "A seed is a whole number from 1." in messages_of(response)
+    assert Entrant.objects.get(pk=first.pk).seed == 1
