@@ -434,6 +434,10 @@ class CalculatorView(APIView):
     permission_classes = [AllowAny]
     throttle_classes = [AnonRateThrottle]
 
+    def refusal_field(self, error) -> str:
+        """The engine counts players; this request names them as seats."""
+        return "seats" if error.field == "players" else error.field
+
     @extend_schema(
         request=s.CalculatorSerializer,
         responses=s.HandResultSerializer,
@@ -445,9 +449,6 @@ class CalculatorView(APIView):
             )
         ],
     )
-    def refusal_field(self, error) -> str:
-        return "seats" if error.field == "players" else error.field
-
     def post(self, request, key: str):
         if key not in PRESETS:
             raise Http404
