@@ -6,8 +6,10 @@ Every refusal, wherever it is raised, reaches the caller as ``{"detail": ..., "e
 large, a server error), which ``json_handler`` answers in JSON on API paths.
 """
 
+import logging
+
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
-from django.db import DataError
+from django.db import DataError, IntegrityError
 from django.http import Http404, JsonResponse
 from django.utils.translation import gettext, gettext_lazy
 from django.views import defaults
@@ -21,6 +23,8 @@ from rest_framework.views import set_rollback
 
 from domain.errors import Conflict, DomainError
 from domain.i18n import told
+
+logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/"
 
@@ -61,6 +65,7 @@ def refusal(error: DomainError, view=None) -> Response:
 TOO_LARGE = gettext_lazy("The request is too large.")
 BAD_REQUEST = gettext_lazy("The request could not be read.")
 OUT_OF_RANGE = gettext_lazy("A value is out of range or not allowed here.")
+NOT_STORED = gettext_lazy("This clashes with what is already stored; nothing was changed.")
 
 
 def exception_handler(exc, context):
@@ -73,10 +78,19 @@ def exception_handler(exc, context):
         exc.status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     elif isinstance(exc, SuspiciousOperation):
         exc = exceptions.ParseError(BAD_REQUEST)
-    elif isinstance(exc, DataError):
-        # The last guard: a value the fields let through that the database refuses
-        # (out of its column's range, a character it cannot store) is bad input.
-        exc = exceptions.ValidationError({"non_field_errors": [OUT_OF_RANGE]})
+    elif isinstance(exc, DataError | IntegrityError):
+        # The last guard, logged because a field should have said it first: a value the
+        # database refuses (out of its column's range, against a constraint) is bad input,
+        # and a row another request wrote first is a conflict.
+        logger.warning("The database refused a request's values", exc_info=exc)
+        if isinstance(exc, DataError):
+            exc = exceptions.ValidationError({"non_field_errors": [OUT_OF_RANGE]})
+        else:
+            set_rollback()
+            return Response(
+                {"detail": str(NOT_STORED), "errors": {"non_field_errors": [str(NOT_STORED)]}},
+                status=status.HTTP_409_CONFLICT,
+            )
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):

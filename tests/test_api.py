@@ -1,7 +1,7 @@
 """config/api.py: every refusal and failure on the API answers the documented JSON shape."""
 
 import pytest
-from django.db import DataError
+from django.db import DataError, IntegrityError
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -113,3 +113,28 @@ def test_a_value_the_database_refuses_is_a_400_not_a_500():
     assert response.status_code == 400
     assert set(response.data) == {"detail", "errors"}
     assert response.data["errors"]["non_field_errors"]
+
+
+def test_a_row_the_database_refuses_is_a_409_and_logged(caplog):
+    response = exception_handler(IntegrityError("duplicate key"), {})
+    assert response.status_code == 409
+    assert (
+        response.data["detail"] == "This clashes with what is already stored; nothing was changed."
+    )
+    assert "refused" in caplog.text
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("seed", [2**31, 2**32 + 5, 2**63 - 1])
+def test_numbers_a_column_cannot_hold_never_end_in_a_500_on_postgresql(seed):
+    client = APIClient(raise_request_exception=False)
+    client.force_authenticate(UserFactory())
+    created = client.post("/api/v1/tournaments/", {"name": "Copa", "ruleset": "dcs"}, format="json")
+    slug = created.json()["slug"]
+    for body in ({"name": "Ana", "seed": seed}, {"name": "Ana\x00"}):
+        response = client.post(f"/api/v1/tournaments/{slug}/entrants/", body, format="json")
+        # Whether a number fits its column is the fields' to say (a 400); it must never
+        # reach the caller as a server error.
+        assert response.status_code < 500
+        if response.status_code >= 400:
+            assert set(response.json()) >= {"detail", "errors"}
