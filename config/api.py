@@ -3,7 +3,8 @@
 Every refusal, wherever it is raised, reaches the caller as ``{"detail": ..., "errors":
 {field: [messages]}}``: DRF's own errors, the domain's ``UserError`` (400) and
 ``Conflict`` (409), and the failures Django raises before or around a view (a body too
-large, a server error), which ``json_handler`` answers in JSON on API paths.
+large, an unknown address, a server error), which the ``handler400``/``403``/``404``/``500``
+views at the end answer in JSON on API paths while pages keep their HTML.
 """
 
 import logging
@@ -68,29 +69,31 @@ OUT_OF_RANGE = gettext_lazy("A value is out of range or not allowed here.")
 NOT_STORED = gettext_lazy("This clashes with what is already stored; nothing was changed.")
 
 
+def _refused(message, code: int) -> Response:
+    return Response(
+        {"detail": str(message), "errors": {"non_field_errors": [str(message)]}}, status=code
+    )
+
+
 def exception_handler(exc, context):
     """Answer every error as ``{"detail": ..., "errors": {field: [messages]}}``."""
     if isinstance(exc, DomainError):
         set_rollback()
         return refusal(exc, context.get("view"))
+    if isinstance(exc, DataError | IntegrityError):
+        # The last guard, logged because a field should have said it first: a value the
+        # database refuses (out of its column's range) is bad input, and a row against a
+        # constraint (another request's, written first) is a conflict.
+        logger.warning("The database refused a request's values", exc_info=exc)
+        set_rollback()
+        if isinstance(exc, IntegrityError):
+            return _refused(NOT_STORED, status.HTTP_409_CONFLICT)
+        return _refused(OUT_OF_RANGE, status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, RequestDataTooBig):
         exc = exceptions.APIException(TOO_LARGE)
         exc.status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     elif isinstance(exc, SuspiciousOperation):
         exc = exceptions.ParseError(BAD_REQUEST)
-    elif isinstance(exc, DataError | IntegrityError):
-        # The last guard, logged because a field should have said it first: a value the
-        # database refuses (out of its column's range, against a constraint) is bad input,
-        # and a row another request wrote first is a conflict.
-        logger.warning("The database refused a request's values", exc_info=exc)
-        if isinstance(exc, DataError):
-            exc = exceptions.ValidationError({"non_field_errors": [OUT_OF_RANGE]})
-        else:
-            set_rollback()
-            return Response(
-                {"detail": str(NOT_STORED), "errors": {"non_field_errors": [str(NOT_STORED)]}},
-                status=status.HTTP_409_CONFLICT,
-            )
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
