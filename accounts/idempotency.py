@@ -28,7 +28,7 @@ def fingerprint(method: str, path: str, body: bytes) -> str:
     """A digest of what was asked: the same request gives the same fingerprint."""
     try:
         canonical = json.dumps(json.loads(body or b"null"), sort_keys=True).encode()
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         canonical = body or b""
     return hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + canonical).hexdigest()
 

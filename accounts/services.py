@@ -4,14 +4,12 @@ from django.conf import settings
 from django.db import transaction
 
 from accounts.models import Preference
-from scoring.say import say
+from domain.errors import UserError
+from domain.say import say
 
 
-class PreferenceError(ValueError):
-    def __init__(self, message: str, field: str):
-        super().__init__(message)
-        self.message = message
-        self.field = field
+class PreferenceError(UserError):
+    """A preference the user cannot choose."""
 
 
 def set_language(user, language: str) -> Preference:

@@ -29,3 +29,8 @@ urlpatterns = [
     path("", include("scoring.urls")),
     path("", include("tournaments.urls")),
 ]
+
+handler400 = "config.api.bad_request"
+handler403 = "config.api.permission_denied"
+handler404 = "config.api.page_not_found"
+handler500 = "config.api.server_error"

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain.say import say
 from scoring.rulesets import RuleSet, ScoringError, Tile
-from scoring.say import say
 
 __all__ = [
     "GameOutcome",

@@ -7,8 +7,8 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from domain.i18n import told
 from scoring.bounds import FIRST_HAND, LAST_HAND, MOST_PIPS, MOST_VERSIONS, PENALTY_RANGE
-from scoring.i18n import told
 from scoring.models import Hand, ScoreEvent
 from scoring.rulesets import RuleSet, ScoringError
 

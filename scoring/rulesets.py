@@ -10,20 +10,13 @@ preset's name. Pure Python: no Django.
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from domain.errors import UserError
+from domain.say import say
 from scoring.bounds import MOST_TILES, PENALTY_POINTS_RANGE, TARGET_RANGE, within
-from scoring.say import say
 
 
-class ScoringError(ValueError):
+class ScoringError(UserError):
     """Input that cannot be scored, in words a referee understands, with the field at fault."""
-
-    def __init__(self, message: str, field: str = "non_field_errors"):
-        super().__init__(message)
-        self.message = message
-        self.field = field
-
-    def __str__(self) -> str:
-        return self.message
 
 
 Tile = tuple[int, int]

@@ -14,6 +14,8 @@ from django.db.models import F, Sum
 from django.utils import timezone
 
 from accounts.permissions import require
+from domain.errors import Conflict
+from domain.say import say
 from scoring import engine, statements
 from scoring.bounds import (
     MAX_PLAY_POINTS,
@@ -26,16 +28,14 @@ from scoring.bounds import (
 from scoring.engine import ScoringError
 from scoring.models import SEAT_NAMES, Game, Hand, ScoreEvent, Seat, Side
 from scoring.rulesets import RuleSet, get_ruleset
-from scoring.say import say
 from scoring.signals import game_changed, game_saved
 
 
-class GameConflict(Exception):
+class GameConflict(Conflict):
     """The game is not in a state that allows this write (finished, stale, out of turn)."""
 
     def __init__(self, message: str, *, game: Game | None = None, current: Any = None):
         super().__init__(message)
-        self.message = message
         self.game = game
         self.current = current
 

@@ -22,9 +22,9 @@ from django.views.decorators.http import require_POST
 
 from accounts.idempotency import claim
 from accounts.permissions import allowed
+from domain.i18n import told
 from scoring import charts, services, wording
 from scoring.forms import CorrectionForm, EventForm, HandForm, in_names
-from scoring.i18n import told
 from scoring.models import Game, Hand, ScoreEvent
 from scoring.rulesets import ScoringError
 from scoring.selectors import game_sheet, preview_hand, ruleset_of

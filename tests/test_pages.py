@@ -395,3 +395,22 @@ def test_tournament_page_for_1024_entrants_makes_as_many_queries_as_for_16(clien
     small_queries = page_queries(client, small.slug)
     assert small_queries == page_queries(client, large.slug)
     assert small_queries <= 20
+
+
+@pytest.mark.parametrize("wanted", ["²", "\u0661", "99999999999999999999999", "-1", "x"])
+@pytest.mark.parametrize(
+    "page", ["/t/{slug}/", "/t/{slug}/tables/", "/t/{slug}/screen/", "/t/{slug}/standings/"]
+)
+def test_public_pages_read_a_number_they_cannot_use_as_no_choice(client, event, page, wanted):
+    tournament, _ = event
+    url = page.format(slug=tournament.slug)
+    plain = client.get(url)
+    odd = client.get(url, {"stage": wanted, "round": wanted, "page": wanted})
+    assert plain.status_code == odd.status_code == 200
+    assert comparable(odd.content, url) == comparable(plain.content, url)
+
+
+def comparable(html: bytes, url: str) -> bytes:
+    """A page without its CSRF token and the way back to it (which repeats the query)."""
+    html = re.sub(rb"[A-Za-z0-9]{64}", b"", html)
+    return re.sub(rb"next=[^\"]*\"|name=\"next\" value=\"[^\"]*\"", b"", html)

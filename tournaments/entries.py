@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from scoring.say import say
+from domain.say import say
 
 MAX_NAME = 120
 

@@ -20,8 +20,8 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import allowed
+from domain.i18n import told
 from scoring.bounds import ID_MAX, digits
-from scoring.i18n import told
 from scoring.models import Game
 from scoring.rulesets import PRESETS, ScoringError
 from tournaments import selectors, services

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Max, Prefetch, Q, Sum
 from django.utils.translation import gettext
 
+from domain.numbers import whole_number
 from scoring import engine
 from scoring.models import SEAT_NAMES
 from scoring.rulesets import RuleSet, get_ruleset
@@ -58,9 +59,10 @@ def side_names(tournament: Tournament, rules: RuleSet | None = None) -> list[str
 
 def pick_stage(tournament: Tournament, wanted: str | None, stages: list[Stage]) -> Stage | None:
     """The stage asked for, else the first one not finished, else the last."""
-    if wanted and wanted.isdigit():
+    number = whole_number(wanted)
+    if number is not None:
         for stage in stages:
-            if stage.order == int(wanted):
+            if stage.order == number:
                 return stage
     for stage in stages:
         if stage.status != Stage.Status.FINISHED:
@@ -186,9 +188,10 @@ def rounds_of(stage: Stage, *, include_drafts: bool) -> list[Round]:
 
 
 def pick_round(rounds: list[Round], wanted: str | None) -> Round | None:
-    if wanted and wanted.isdigit():
+    number = whole_number(wanted)
+    if number is not None:
         for round_ in rounds:
-            if round_.number == int(wanted):
+            if round_.number == number:
                 return round_
     return rounds[-1] if rounds else None
 

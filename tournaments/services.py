@@ -16,11 +16,12 @@ from django.utils.text import slugify
 
 from accounts.models import Player
 from accounts.permissions import allowed, require
+from domain.errors import Conflict, UserError
+from domain.say import say
 from scoring.bounds import digits, within
 from scoring.engine import ScoringError
 from scoring.models import Game
 from scoring.rulesets import PRESETS, get_ruleset
-from scoring.say import say
 from tournaments.bounds import PLACEMENT_POINTS_RANGE, SEED_RANGE, TABLE_SIZE_RANGE
 from tournaments.entries import MAX_NAME, EntryLine, LineProblem, read_entries
 from tournaments.models import (
@@ -39,16 +40,11 @@ from tournaments.pairing.base import EntrantStub
 from tournaments.standings import side_results
 
 
-class TournamentError(Exception):
+class TournamentError(UserError):
     """An organizer's request that cannot be carried out, with the field at fault."""
 
-    def __init__(self, message: str, field: str = "non_field_errors"):
-        super().__init__(message)
-        self.message = message
-        self.field = field
 
-
-class TournamentConflict(TournamentError):
+class TournamentConflict(TournamentError, Conflict):
     """The tournament's state forbids this now (round already generated, started ...)."""
 
 
@@ -61,6 +57,16 @@ class BulkRegistrationError(TournamentError):
             "entrants",
         )
         self.problems = problems
+
+    def body(self, tell) -> dict:
+        """Every line at fault, so the organizer can fix them all at once."""
+        return {
+            "detail": tell(self.message),
+            "errors": {"text": [f"line {p.line}: {tell(p.message)}" for p in self.problems]},
+            "problems": [
+                {"line": p.line, "text": p.text, "message": tell(p.message)} for p in self.problems
+            ],
+        }
 
 
 # --- tournaments and staff -------------------------------------------------------------

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 
 from accounts.permissions import allowed
+from domain.numbers import whole_number
 from scoring import wording
 from tournaments import exports, selectors
 from tournaments.models import Entrant, Stage, Tournament
@@ -194,8 +195,7 @@ def screen(request, slug: str):
     ]
     if not pages:
         pages = [("empty", [], 0)]
-    wanted = request.GET.get("page", "0")
-    number = int(wanted) % len(pages) if wanted.isdigit() else 0
+    number = (whole_number(request.GET.get("page")) or 0) % len(pages)
     kind, items, offset = pages[number]
     context = {
         "tournament": tournament,

@@ -17,7 +17,6 @@ from accounts.permissions import allowed
 from config.pagination import Pages, page_response
 from scoring import engine, services
 from scoring.api import serializers as s
-from scoring.i18n import told
 from scoring.models import Game, Hand, ScoreEvent, Seat, Side
 from scoring.rulesets import PRESETS, get_ruleset
 from scoring.services import GameConflict, SeatSpec
@@ -91,21 +90,18 @@ def game_state(game: Game) -> dict:
     return s.GameSerializer(full_game(game.pk)).data
 
 
-def scoring_error(error: engine.ScoringError) -> ValidationError:
-    return ValidationError({error.field: [told(error.message)]})
-
-
-def conflict(error: GameConflict) -> Response:
-    body = {"detail": told(error.message), "errors": {}}
-    if error.game is not None:
-        body["game"] = game_state(error.game)
-    if error.current is not None:
-        body["current"] = s.HandSerializer(error.current).data
-    return Response(body, status=status.HTTP_409_CONFLICT)
-
-
 class GameMixin:
     """Find the game in the URL: 404 if the caller may not see it, 401/403 to write."""
+
+    def refusal_details(self, error) -> dict:
+        """A refused write tells the table where the game stands, to carry on from there."""
+        details = {}
+        if isinstance(error, GameConflict):
+            if error.game is not None:
+                details["game"] = game_state(error.game)
+            if error.current is not None:
+                details["current"] = s.HandSerializer(error.current).data
+        return details
 
     def get_game(self, request, pk: int, *, action: str = "game.view") -> Game:
         game = Game.objects.filter(pk=pk).first()
@@ -151,6 +147,11 @@ class GameListView(generics.GenericAPIView):
             raise NotAuthenticated()
         return run_once(request, lambda: self._create(request))
 
+    def refusal_field(self, error) -> str:
+        """The rule engine's fields as this request names them: seats, ruleset, overrides."""
+        field = "seats" if error.field == "players" else error.field
+        return field if field in {"seats", "ruleset"} else "overrides"
+
     def _create(self, request) -> Response:
         body = s.GameCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -159,21 +160,15 @@ class GameListView(generics.GenericAPIView):
             seat if not isinstance(seat, str) else SeatSpec(display_name=seat)
             for seat in data["seats"]
         ]
-        try:
-            game = services.start_game(
-                ruleset_key=data["ruleset"],
-                seats=seats,
-                by=request.user,
-                overrides=data["overrides"],
-                label=data["label"],
-                public=data["public"],
-                referees=[request.user],
-            )
-        except engine.ScoringError as error:
-            field = "seats" if error.field == "players" else error.field
-            if field not in {"seats", "ruleset"}:
-                field = "overrides"
-            raise ValidationError({field: [told(error.message)]}) from error
+        game = services.start_game(
+            ruleset_key=data["ruleset"],
+            seats=seats,
+            by=request.user,
+            overrides=data["overrides"],
+            label=data["label"],
+            public=data["public"],
+            referees=[request.user],
+        )
         return Response(game_state(game), status=status.HTTP_201_CREATED)
 
 
@@ -252,10 +247,6 @@ class HandListView(GameMixin, APIView):
         except DjangoPermissionDenied as error:
             self.get_game(request, pk)  # 404 where the caller may not even see the game
             raise PermissionDenied("You are not a referee of this game.") from error
-        except engine.ScoringError as error:
-            raise scoring_error(error) from error
-        except GameConflict as error:
-            return conflict(error)
         return Response(
             {"hand": hand_payload(outcome.hand), "game": totals_payload(outcome.game)},
             status=status.HTTP_201_CREATED,
@@ -291,25 +282,20 @@ class HandDetailView(GameMixin, APIView):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         in_play = data["in_play"]
-        try:
-            outcome = services.correct_hand(
-                game,
-                number,
-                by=request.user,
-                reason=data["reason"],
-                expected_version=data["expected_version"],
-                ended=data["ended"],
-                domino_by=data["domino_by"],
-                pips=data["pips"],
-                tiles=data["tiles"],
-                leader=data["leader"],
-                in_play=None if in_play is None else [dict(entry) for entry in in_play],
-                lowest_tiles=data["lowest_tiles"],
-            )
-        except engine.ScoringError as error:
-            raise scoring_error(error) from error
-        except GameConflict as error:
-            return conflict(error)
+        outcome = services.correct_hand(
+            game,
+            number,
+            by=request.user,
+            reason=data["reason"],
+            expected_version=data["expected_version"],
+            ended=data["ended"],
+            domino_by=data["domino_by"],
+            pips=data["pips"],
+            tiles=data["tiles"],
+            leader=data["leader"],
+            in_play=None if in_play is None else [dict(entry) for entry in in_play],
+            lowest_tiles=data["lowest_tiles"],
+        )
         return Response(
             {"hand": s.HandSerializer(outcome.hand).data, "game": game_state(outcome.game)}
         )
@@ -331,14 +317,9 @@ class HandDetailView(GameMixin, APIView):
         reason = data.get("reason") or request.query_params.get("reason", "")
         body = s.VoidSerializer(data={"reason": reason})
         body.is_valid(raise_exception=True)
-        try:
-            outcome = services.void_hand(
-                game, number, by=request.user, reason=body.validated_data["reason"]
-            )
-        except engine.ScoringError as error:
-            raise scoring_error(error) from error
-        except GameConflict as error:
-            return conflict(error)
+        outcome = services.void_hand(
+            game, number, by=request.user, reason=body.validated_data["reason"]
+        )
         return Response(
             {"hand": s.HandSerializer(outcome.hand).data, "game": game_state(outcome.game)}
         )
@@ -389,12 +370,7 @@ class EventListView(GameMixin, APIView):
         body = s.EventInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        try:
-            events = services.add_score_event(game, by=request.user, **data)
-        except engine.ScoringError as error:
-            raise scoring_error(error) from error
-        except GameConflict as error:
-            return conflict(error)
+        events = services.add_score_event(game, by=request.user, **data)
         created = ScoreEvent.objects.filter(pk__in=[e.pk for e in events]).select_related(
             "seat", "side"
         )
@@ -416,11 +392,9 @@ class EventDetailView(GameMixin, APIView):
         try:
             services.undo_event(game, event_id, by=request.user)
         except engine.ScoringError as error:
-            if error.field == "event":
+            if error.field == "event":  # an event that is not there is not found
                 raise Http404 from error
-            raise scoring_error(error) from error
-        except GameConflict as error:
-            return conflict(error)
+            raise
         return Response({"game": game_state(game)})
 
 
@@ -435,12 +409,7 @@ class ReopenView(GameMixin, APIView):
     def _reopen(self, request, game: Game) -> Response:
         body = s.ReasonSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            services.reopen_game(game, by=request.user, reason=body.validated_data["reason"])
-        except engine.ScoringError as error:
-            raise scoring_error(error) from error
-        except GameConflict as error:
-            return conflict(error)
+        services.reopen_game(game, by=request.user, reason=body.validated_data["reason"])
         return Response(game_state(game))
 
 
@@ -480,6 +449,10 @@ class CalculatorView(APIView):
     permission_classes = [AllowAny]
     throttle_classes = [AnonRateThrottle]
 
+    def refusal_field(self, error) -> str:
+        """The engine counts players; this request names them as seats."""
+        return "seats" if error.field == "players" else error.field
+
     @extend_schema(
         request=s.CalculatorSerializer,
         responses=s.HandResultSerializer,
@@ -497,20 +470,16 @@ class CalculatorView(APIView):
         body = s.CalculatorSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        try:
-            rules = get_ruleset(key, players=len(data["seats"]), overrides=data["overrides"])
-            result = engine.score_hand(
-                rules,
-                seats=data["seats"],
-                pips=data["pips"],
-                tiles=data["tiles"],
-                domino_by=data["domino_by"] if data["ended"] == "domino" else None,
-                leader=data["leader"],
-                lowest_tiles=data["lowest_tiles"],
-            )
-        except engine.ScoringError as error:
-            field = "seats" if error.field == "players" else error.field
-            raise ValidationError({field: [told(error.message)]}) from error
+        rules = get_ruleset(key, players=len(data["seats"]), overrides=data["overrides"])
+        result = engine.score_hand(
+            rules,
+            seats=data["seats"],
+            pips=data["pips"],
+            tiles=data["tiles"],
+            domino_by=data["domino_by"] if data["ended"] == "domino" else None,
+            leader=data["leader"],
+            lowest_tiles=data["lowest_tiles"],
+        )
         return Response(
             {
                 "ended": result.ended,

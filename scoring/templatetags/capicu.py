@@ -35,8 +35,8 @@ def seat_letter(index):
 @register.filter
 def told(flag):
     """A stored pairing flag (or any message) in the active language."""
-    from scoring.i18n import told as say_it
-    from scoring.say import Message
+    from domain.i18n import told as say_it
+    from domain.say import Message
 
     if isinstance(flag, dict):
         template = flag.get("template")

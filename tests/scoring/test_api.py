@@ -4,6 +4,7 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.models import IdempotencyKey
 from scoring.models import Game, Hand, ScoreEvent
 from tests.factories import PlayerFactory, UserFactory, start_game
 
@@ -133,6 +134,30 @@ def test_a_failed_write_does_not_burn_its_key(api, game):
         hands_url(game), {"number": 1, **BLOCK}, format="json", HTTP_IDEMPOTENCY_KEY="k2"
     )
     assert good.status_code == 201
+
+
+def test_a_refusal_repeated_with_its_key_is_told_again_and_never_stored(api, game):
+    too_many = {"number": 1, "ended": "block", "pips": {"A": 8, "B": 80, "C": 22, "D": 12}}
+    first = api.post(hands_url(game), too_many, format="json", HTTP_IDEMPOTENCY_KEY="k3")
+    again = api.post(hands_url(game), too_many, format="json", HTTP_IDEMPOTENCY_KEY="k3")
+    assert first.status_code == again.status_code == 400
+    assert again.json() == first.json()
+    assert "Idempotent-Replayed" not in again
+    assert not IdempotencyKey.objects.exists()
+
+
+def test_a_conflict_repeated_with_its_key_carries_the_state_each_time(api, game):
+    assert api.post(hands_url(game), {"number": 1, **BLOCK}, format="json").status_code == 201
+    first = api.post(
+        hands_url(game), {"number": 1, **BLOCK}, format="json", HTTP_IDEMPOTENCY_KEY="k4"
+    )
+    again = api.post(
+        hands_url(game), {"number": 1, **BLOCK}, format="json", HTTP_IDEMPOTENCY_KEY="k4"
+    )
+    assert first.status_code == again.status_code == 409
+    assert again.json() == first.json()
+    assert first.json()["game"]["next_hand"] == 2
+    assert not IdempotencyKey.objects.exists()
 
 
 def test_correction_mid_game_recomputes_later_totals(api, game):

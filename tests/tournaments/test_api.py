@@ -5,6 +5,7 @@ import random
 import pytest
 from rest_framework.test import APIClient
 
+from accounts.models import IdempotencyKey
 from tests.factories import SuperuserFactory, UserFactory
 from tournaments.models import Match, StandingsState, Tournament
 from tournaments.selectors import standing_lines
@@ -329,3 +330,110 @@ def test_the_schema_documents_list_pages_and_whole_registrations():
     ):
         ok = schema["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]
         assert ok["schema"]["$ref"].split("/")[-1].startswith("Paginated"), path
+
+
+def test_a_bracket_without_entrants_is_a_400_not_a_500(api):
+    slug = make(api)
+    api.post(
+        f"/api/v1/tournaments/{slug}/stages/",
+        {"name": "KO", "format": "single_elimination"},
+        format="json",
+    )
+    response = api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json")
+    assert response.status_code == 400
+    assert response.json()["detail"] == "A bracket needs at least two entrants."
+    assert response.json()["errors"] == {"non_field_errors": [response.json()["detail"]]}
+
+
+def test_a_table_the_rules_cannot_seat_is_a_400_told_in_spanish(api):
+    slug = make(api, ruleset="dcs", table_size=None)
+    api.post(f"/api/v1/tournaments/{slug}/entrants/", {"text": "Ana\nBeto\nCruz"}, format="json")
+    api.post(
+        f"/api/v1/tournaments/{slug}/stages/",
+        {"name": "RR", "format": "round_robin", "settings": {"rounds": 1}},
+        format="json",
+    )
+    english = api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json")
+    assert english.status_code == 400, english.json()
+    spanish = api.post(
+        f"/api/v1/tournaments/{slug}/rounds/", {}, format="json", HTTP_ACCEPT_LANGUAGE="es"
+    )
+    assert spanish.status_code == 400
+    assert spanish.json()["detail"] != english.json()["detail"]
+    assert not Match.objects.exists()
+
+
+def _paired(api, entrants: int = 4) -> str:
+    slug = make(api)
+    names = "\n".join(f"P{i}" for i in range(entrants))
+    api.post(f"/api/v1/tournaments/{slug}/entrants/", {"text": names}, format="json")
+    api.post(
+        f"/api/v1/tournaments/{slug}/stages/",
+        {"name": "RR", "format": "round_robin", "settings": {"rounds": 1}},
+        format="json",
+    )
+    assert api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json").status_code == 201
+    return slug
+
+
+@pytest.mark.parametrize(
+    "body",
+    [[1, 2], "top", 7, {"top": "many"}, {"top": 0}, {"per_pool": -1}, {"top": True}],
+    ids=["list", "string", "number", "text top", "zero", "negative", "true"],
+)
+def test_finishing_a_stage_refuses_a_malformed_body(api, body):
+    slug = _paired(api)
+    response = api.post(f"/api/v1/tournaments/{slug}/stages/1/finish/", body, format="json")
+    assert response.status_code == 400, response.content
+    assert set(response.json()) == {"detail", "errors"}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        [1, 2],
+        "entrants",
+        {"entrants": "1,2"},
+        {"entrants": [1]},
+        {"entrants": [1, 2, 3]},
+        {"entrants": ["a", {}]},
+        {"entrants": [[1], [2]]},
+        {"entrants": [None, 2]},
+        {"entrants": [-1, 2]},
+    ],
+)
+def test_swapping_seats_refuses_a_malformed_body(api, body):
+    slug = _paired(api)
+    response = api.post(f"/api/v1/tournaments/{slug}/rounds/1/swap/", body, format="json")
+    assert response.status_code == 400, response.content
+    assert (
+        "entrants" in response.json()["errors"] or "non_field_errors" in response.json()["errors"]
+    )
+
+
+@pytest.mark.parametrize(
+    "wanted", ["²", "\u0661", "1²", "-1", "99999999999999999999999", "1e3", " "]
+)
+@pytest.mark.parametrize("path", ["standings/", "rounds/1/"])
+def test_a_stage_that_is_not_an_ascii_whole_number_is_a_400(api, organizer, wanted, path):
+    slug = _paired(api)
+    api.post(f"/api/v1/tournaments/{slug}/rounds/1/publish/")
+    response = client_for(None).get(f"/api/v1/tournaments/{slug}/{path}", {"stage": wanted})
+    assert response.status_code == 400
+    assert "stage" in response.json()["errors"]
+    assert client_for(None).get(f"/api/v1/tournaments/{slug}/{path}?stage=1").status_code == 200
+
+
+def test_a_refused_write_repeated_with_its_key_is_refused_again_and_stores_nothing(api):
+    slug = _paired(api)
+    first = api.post(
+        f"/api/v1/tournaments/{slug}/rounds/", {}, format="json", HTTP_IDEMPOTENCY_KEY="round-2"
+    )
+    again = api.post(
+        f"/api/v1/tournaments/{slug}/rounds/", {}, format="json", HTTP_IDEMPOTENCY_KEY="round-2"
+    )
+    assert first.status_code == again.status_code == 409
+    assert again.json() == first.json()
+    assert first.json()["errors"]
+    assert "Idempotent-Replayed" not in again
+    assert not IdempotencyKey.objects.exists()

@@ -3,7 +3,6 @@
 import hashlib
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db.models import Count, Prefetch, Q
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -16,8 +15,8 @@ from rest_framework.views import APIView
 from accounts.idempotency import run_once
 from accounts.permissions import allowed
 from config.pagination import Pages, page_response
-from scoring.i18n import told
-from scoring.say import say
+from domain.numbers import whole_number
+from domain.say import say
 from tournaments import selectors, services
 from tournaments.api import serializers as s
 from tournaments.models import (
@@ -29,17 +28,6 @@ from tournaments.models import (
     StandingsState,
     Tournament,
 )
-
-
-def refusal(error: services.TournamentError) -> Response:
-    body = {"detail": told(error.message), "errors": {error.field: [told(error.message)]}}
-    if isinstance(error, services.BulkRegistrationError):
-        body["errors"] = {"text": [f"line {p.line}: {told(p.message)}" for p in error.problems]}
-        body["problems"] = [
-            {"line": p.line, "text": p.text, "message": told(p.message)} for p in error.problems
-        ]
-    code = 409 if isinstance(error, services.TournamentConflict) else 400
-    return Response(body, status=code)
 
 
 class TournamentMixin:
@@ -55,17 +43,8 @@ class TournamentMixin:
         return tournament
 
     def act(self, request, action) -> Response:
-        """Run a service through the idempotency guard, mapping its refusals."""
-
-        def produce():
-            try:
-                return action()
-            except services.TournamentError as error:
-                return refusal(error)
-            except DjangoPermissionDenied as error:
-                raise PermissionDenied(str(error)) from error
-
-        return run_once(request, produce)
+        """Run a service through the idempotency guard (its refusals are the handler's)."""
+        return run_once(request, action)
 
 
 class TournamentListView(TournamentMixin, generics.GenericAPIView):
@@ -240,7 +219,8 @@ def _stage_of(tournament: Tournament, request) -> Stage:
     )
     stages = tournament.stages.all()
     if wanted is not None:
-        stage = stages.filter(order=wanted).first() if str(wanted).isdigit() else None
+        number = whole_number(wanted)
+        stage = stages.filter(order=number).first() if number is not None else None
         if stage is None:
             raise ValidationError({"stage": [f"There is no stage {wanted}."]})
         return stage

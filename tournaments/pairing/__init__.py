@@ -8,7 +8,7 @@ ids best first) is read by the elimination engine only. The same input and seed 
 give the same tables.
 """
 
-from scoring.say import say
+from domain.say import say
 from tournaments.pairing.base import Engine, PairingError
 from tournaments.pairing.elimination import DoubleElimination, SingleElimination
 from tournaments.pairing.pools import Pools

@@ -10,12 +10,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from domain.errors import UserError
+from domain.say import say
 from scoring.bounds import SMALLINT_MAX, within
-from scoring.say import say
 from tournaments.bounds import STAGE_SETTING_RANGES
 
 
-class PairingError(ValueError):
+class PairingError(UserError):
     """Options or entrants an engine cannot pair, in an organizer's words."""
 
 

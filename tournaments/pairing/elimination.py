@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.say import say
+from domain.say import say
 from tournaments.pairing.base import (
     EntrantStub,
     Flag,

@@ -3,7 +3,7 @@
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scoring.say import say
+from domain.say import say
 from tournaments.pairing.base import (
     EntrantStub,
     PairingError,

@@ -9,7 +9,7 @@ schedule comes from ``table_round_robin`` and is cut into rounds.
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scoring.say import say
+from domain.say import say
 from tournaments.pairing import table_round_robin
 from tournaments.pairing.base import (
     EntrantStub,

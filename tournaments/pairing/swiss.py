@@ -14,7 +14,7 @@ from typing import Any
 
 import networkx as nx
 
-from scoring.say import say
+from domain.say import say
 from tournaments.pairing.base import (
     EntrantStub,
     Flag,

@@ -21,7 +21,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from scoring.say import say
+from domain.say import say
 from tournaments.pairing.base import PairingError, table_sizes
 from tournaments.pairing.designs import known_design
 

@@ -1,4 +1,4 @@
-"""``makemessages`` that also finds the messages written with ``scoring.say.say``."""
+"""``makemessages`` that also finds the messages written with ``domain.say.say``."""
 
 from django.core.management.commands import makemessages
 

@@ -2,7 +2,7 @@
 
 from django.utils.translation import gettext
 
-from scoring.say import localized
+from domain.say import localized
 
 
 def told(message) -> str:
