@@ -25,10 +25,11 @@ ERROR_DESCRIPTIONS = {
     "409": "The event's or game's state forbids this now (a version conflict, a round "
     "already paired ...).",
     "413": "The request body is too large.",
+    "415": "The body is not JSON (the API takes `application/json` only).",
     "429": "Too many requests; wait and retry.",
 }
 READ_ERRORS = ("400", "401", "403", "404", "429")
-WRITE_ERRORS = ("400", "401", "403", "404", "409", "413", "429")
+WRITE_ERRORS = ("400", "401", "403", "404", "409", "413", "415", "429")
 
 
 class AutoSchema(SpectacularAutoSchema):

@@ -215,11 +215,10 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 50),
     "DEFAULT_SCHEMA_CLASS": "config.schema.AutoSchema",
     "EXCEPTION_HANDLER": "config.api.exception_handler",
-    "DEFAULT_PARSER_CLASSES": [
-        "config.parsers.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # The API speaks JSON only: form encodings would make every field a string and
+    # every list ambiguous, and no client of the API sends them.
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "DEFAULT_THROTTLE_RATES": {"anon": os.environ.get("ANON_THROTTLE_RATE", "120/min")},
     # How many reverse proxies in front append to X-Forwarded-For. 0: the header is
     # ignored and the throttle keys on the connecting address, which nobody can forge.

@@ -34,12 +34,15 @@ def test_a_nul_in_a_query_string_is_refused_on_pages_and_on_the_api(client):
     assert response.json() == {"detail": "Text may not contain NUL characters.", "errors": {}}
 
 
-def test_a_nul_in_an_api_form_is_refused_by_the_api_fields():
+def test_the_api_takes_json_only_so_a_form_body_is_refused_whole():
     client = APIClient()
     client.force_authenticate(UserFactory())
-    response = client.post("/api/v1/tournaments/", {"name": "Copa\x00", "ruleset": "dcs"})
-    assert response.status_code == 400
-    assert "name" in response.json()["errors"]
+    for body in ({"name": "Copa\x00", "ruleset": "dcs"}, {"name": "Copa", "ruleset": "dcs"}):
+        response = client.post("/api/v1/tournaments/", body, format="multipart")
+        assert response.status_code == 415
+        assert response.json()["detail"]
+    nul = client.post("/api/v1/tournaments/", {"name": "Copa\x00", "ruleset": "dcs"})
+    assert nul.status_code == 400 and "NUL" in nul.json()["detail"]
 
 
 def test_ordinary_text_passes(client):

@@ -235,8 +235,10 @@ class InPlaySerializer(serializers.Serializer):
         list_serializer_class = InPlayListSerializer
 
 
-def in_play_list(**kwargs) -> InPlaySerializer:
-    return InPlaySerializer(many=True, required=False, **kwargs)
+def in_play_list(**kwargs) -> InPlayListSerializer:
+    # Built by hand, not with many=True: DRF hands allow_null to the child too, and a
+    # list that may be null must not accept null entries.
+    return InPlayListSerializer(child=InPlaySerializer(), required=False, **kwargs)
 
 
 class HandInputSerializer(serializers.Serializer):

@@ -119,7 +119,7 @@ class SwapSerializer(serializers.Serializer):
 
 class MatchSerializer(serializers.ModelSerializer):
     entrants = serializers.SerializerMethodField()
-    referee = serializers.CharField(source="referee.username", default=None)
+    referee = serializers.CharField(source="referee.username", default=None, allow_null=True)
     game = serializers.IntegerField(source="game_id", allow_null=True)
     status = serializers.SerializerMethodField()
     totals = serializers.SerializerMethodField()
