@@ -21,6 +21,17 @@ class Pages(PageNumberPagination):
     def max_page_size(self) -> int:
         return settings.API_MAX_PAGE_SIZE
 
+    def get_page_number(self, request, paginator):
+        asked = request.query_params.get(self.page_query_param)
+        if asked is None:
+            return 1
+        if asked in self.last_page_strings:
+            return asked
+        number = whole_number(asked)
+        if number is None or number < 1:
+            raise ValidationError({self.page_query_param: [_("A page is a whole number from 1.")]})
+        return number
+
     def get_page_size(self, request) -> int:
         # DRF quietly falls back to the default on a bad page_size; a client that asked
         # for something else should hear that it was not understood.

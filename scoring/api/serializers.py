@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from accounts.models import Player
+from scoring.api import fields
 from scoring.bounds import (
     FIRST_HAND,
     ID_MAX,
@@ -32,7 +33,7 @@ def bounded(low: int, high: int, message=None, **kwargs) -> serializers.IntegerF
     message = message or format_lazy(
         _("Give a whole number from {low} to {high}."), low=low, high=high
     )
-    return serializers.IntegerField(
+    return fields.WholeNumber(
         min_value=low,
         max_value=high,
         error_messages={"min_value": message, "max_value": message},
@@ -41,8 +42,8 @@ def bounded(low: int, high: int, message=None, **kwargs) -> serializers.IntegerF
 
 
 class SeatSerializer(serializers.ModelSerializer):
-    side = serializers.CharField(source="side.name")
-    player = serializers.IntegerField(source="player_id", allow_null=True)
+    side = fields.Text(source="side.name")
+    player = fields.WholeNumber(source="player_id", allow_null=True)
 
     class Meta:
         model = Seat
@@ -61,9 +62,9 @@ class SideSerializer(serializers.ModelSerializer):
 
 
 class EventSerializer(serializers.ModelSerializer):
-    seat = serializers.CharField(source="seat.name")
-    side = serializers.CharField(source="side.name")
-    hand = serializers.IntegerField(source="hand_number")
+    seat = fields.Text(source="seat.name")
+    side = fields.Text(source="side.name")
+    hand = fields.WholeNumber(source="hand_number")
 
     class Meta:
         model = ScoreEvent
@@ -71,7 +72,7 @@ class EventSerializer(serializers.ModelSerializer):
 
 
 class HandSerializer(serializers.ModelSerializer):
-    recorded_by = serializers.CharField(source="recorded_by.username", default=None)
+    recorded_by = fields.Text(source="recorded_by.username", default=None)
     domino_by = serializers.SerializerMethodField()
     leader = serializers.SerializerMethodField()
 
@@ -177,8 +178,8 @@ class GameCreateSerializer(serializers.Serializer):
         max_length=6,
         help_text="In the order of play: a player's id, or a name.",
     )
-    label = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
-    public = serializers.BooleanField(required=False, default=True)
+    label = fields.Text(required=False, allow_blank=True, max_length=200, default="")
+    public = fields.Flag(required=False, default=True)
 
     def validate_seats(self, seats: list) -> list:
         ids = [seat for seat in seats if isinstance(seat, int) and not isinstance(seat, bool)]
@@ -228,7 +229,7 @@ class InPlayListSerializer(serializers.ListSerializer):
 
 
 class InPlaySerializer(serializers.Serializer):
-    seat = serializers.CharField(max_length=1)
+    seat = fields.Text(max_length=1)
     points = bounded(*PLAY_POINTS, PLAY_POINTS_MESSAGE)
 
     class Meta:
@@ -246,10 +247,10 @@ class HandInputSerializer(serializers.Serializer):
 
     number = bounded(*HAND_NUMBERS)
     ended = serializers.ChoiceField(choices=Hand.Ended.choices)
-    domino_by = serializers.CharField(max_length=1, required=False, allow_null=True, default=None)
+    domino_by = fields.Text(max_length=1, required=False, allow_null=True, default=None)
     pips = serializers.JSONField(required=False, default=None)
     tiles = serializers.JSONField(required=False, default=None)
-    leader = serializers.CharField(max_length=1, required=False, allow_null=True, default=None)
+    leader = fields.Text(max_length=1, required=False, allow_null=True, default=None)
     in_play = in_play_list(default=list)
     lowest_tiles = serializers.JSONField(required=False, default=None)
 
@@ -356,18 +357,20 @@ def _is_plain_in_play(entry) -> bool:
 
 class CorrectionSerializer(HandInputSerializer):
     number = bounded(*HAND_NUMBERS, required=False)
-    reason = serializers.CharField(max_length=500)
+    reason = fields.Text(max_length=500)
     expected_version = bounded(1, MOST_VERSIONS)
     in_play = in_play_list(default=None, allow_null=True)
 
 
 class VoidSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=500)
+    # The reason comes in the body or, for clients that send no body with DELETE, as
+    # ?reason=; one of the two is required.
+    reason = fields.Text(max_length=500, required=False)
 
 
 class EventInputSerializer(serializers.Serializer):
     hand = bounded(*HAND_NUMBERS)
-    seat = serializers.CharField(max_length=1)
+    seat = fields.Text(max_length=1)
     kind = serializers.ChoiceField(
         choices=[k for k in ScoreEvent.Kind.values if k != ScoreEvent.Kind.STOLEN]
     )
@@ -376,12 +379,12 @@ class EventInputSerializer(serializers.Serializer):
     points = bounded(
         -PENALTY_RANGE[1], PENALTY_RANGE[1], required=False, allow_null=True, default=None
     )
-    double = serializers.BooleanField(required=False, default=False)
-    note = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
+    double = fields.Flag(required=False, default=False)
+    note = fields.Text(required=False, allow_blank=True, max_length=300, default="")
 
 
 class ReasonSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=500)
+    reason = fields.Text(max_length=500)
 
 
 class CalculatorSerializer(serializers.Serializer):
@@ -389,12 +392,12 @@ class CalculatorSerializer(serializers.Serializer):
 
     ended = serializers.ChoiceField(choices=Hand.Ended.choices)
     seats = serializers.ListField(
-        child=serializers.CharField(max_length=20), required=False, min_length=2, max_length=6
+        child=fields.Text(max_length=20), required=False, min_length=2, max_length=6
     )
-    domino_by = serializers.CharField(max_length=20, required=False, allow_null=True, default=None)
+    domino_by = fields.Text(max_length=20, required=False, allow_null=True, default=None)
     pips = serializers.JSONField(required=False, default=None)
     tiles = serializers.JSONField(required=False, default=None)
-    leader = serializers.CharField(max_length=20, required=False, allow_null=True, default=None)
+    leader = fields.Text(max_length=20, required=False, allow_null=True, default=None)
     lowest_tiles = serializers.JSONField(required=False, default=None)
     overrides = serializers.DictField(required=False, default=dict)
 
@@ -411,20 +414,20 @@ class CalculatorSerializer(serializers.Serializer):
 
 
 class HandResultSerializer(serializers.Serializer):
-    ended = serializers.CharField()
-    awards = serializers.DictField(child=serializers.IntegerField())
-    raw_awards = serializers.DictField(child=serializers.IntegerField())
-    winners = serializers.ListField(child=serializers.CharField())
-    pips = serializers.DictField(child=serializers.IntegerField())
+    ended = fields.Text()
+    awards = serializers.DictField(child=fields.WholeNumber())
+    raw_awards = serializers.DictField(child=fields.WholeNumber())
+    winners = serializers.ListField(child=fields.Text())
+    pips = serializers.DictField(child=fields.WholeNumber())
 
 
 class RulesetSerializer(serializers.Serializer):
     """A preset as the rule book lists it (its fields per table size, as ``to_dict`` gives)."""
 
-    key = serializers.CharField()
-    label = serializers.CharField()
-    description = serializers.CharField()
-    source = serializers.CharField()
-    players = serializers.ListField(child=serializers.IntegerField())
-    default_players = serializers.IntegerField()
+    key = fields.Text()
+    label = fields.Text()
+    description = fields.Text()
+    source = fields.Text()
+    players = serializers.ListField(child=fields.WholeNumber())
+    default_players = fields.WholeNumber()
     per_table_size = serializers.DictField(child=serializers.DictField())

@@ -3,6 +3,7 @@
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db.models import Prefetch, Q
 from django.http import Http404
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import generics, status
@@ -20,6 +21,8 @@ from scoring.api import serializers as s
 from scoring.models import Game, Hand, ScoreEvent, Seat, Side
 from scoring.rulesets import PRESETS, get_ruleset
 from scoring.services import GameConflict, SeatSpec
+
+VOID_REASON_LENGTH = 500
 
 IDEMPOTENCY = OpenApiParameter(
     HEADER,
@@ -313,13 +316,14 @@ class HandDetailView(GameMixin, APIView):
         return run_once(request, lambda: self._void(request, game, number))
 
     def _void(self, request, game: Game, number: int) -> Response:
-        data = request.data if isinstance(request.data, dict) else {}
-        reason = data.get("reason") or request.query_params.get("reason", "")
-        body = s.VoidSerializer(data={"reason": reason})
+        body = s.VoidSerializer(data=request.data if request.data else {})
         body.is_valid(raise_exception=True)
-        outcome = services.void_hand(
-            game, number, by=request.user, reason=body.validated_data["reason"]
-        )
+        reason = body.validated_data.get("reason") or request.query_params.get("reason", "")
+        if not reason.strip() or len(reason) > VOID_REASON_LENGTH:
+            raise ValidationError(
+                {"reason": [_("Say why the hand is void, in at most 500 characters.")]}
+            )
+        outcome = services.void_hand(game, number, by=request.user, reason=reason)
         return Response(
             {"hand": s.HandSerializer(outcome.hand).data, "game": game_state(outcome.game)}
         )

@@ -3,6 +3,7 @@
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from scoring.api import fields
 from scoring.api.serializers import bounded
 from scoring.bounds import ID_MAX
 from scoring.rulesets import PRESETS
@@ -11,7 +12,7 @@ from tournaments.models import Entrant, Invitation, Match, Round, Staff, Stage, 
 
 
 class TournamentSerializer(serializers.ModelSerializer):
-    ruleset = serializers.CharField(source="ruleset_key")
+    ruleset = fields.Text(source="ruleset_key")
 
     class Meta:
         model = Tournament
@@ -34,15 +35,15 @@ class TournamentSerializer(serializers.ModelSerializer):
 
 
 class TournamentCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200)
-    slug = serializers.SlugField(max_length=80, required=False, default="")
+    name = fields.Text(max_length=200)
+    slug = fields.Slug(max_length=80, required=False, default="")
     ruleset = serializers.ChoiceField(choices=sorted(PRESETS))
     overrides = serializers.DictField(required=False, default=dict)
     table_size = bounded(*TABLE_SIZE_RANGE, required=False, allow_null=True, default=None)
-    public = serializers.BooleanField(required=False, default=True)
-    time_zone = serializers.CharField(required=False, default="UTC")
+    public = fields.Flag(required=False, default=True)
+    time_zone = fields.Text(required=False, default="UTC")
     tiebreak_order = serializers.ListField(
-        child=serializers.CharField(), required=False, default=None, allow_null=True
+        child=fields.Text(), required=False, default=None, allow_null=True
     )
     placement_points = serializers.DictField(required=False, default=dict)
     bye_policy = serializers.ChoiceField(
@@ -50,17 +51,17 @@ class TournamentCreateSerializer(serializers.Serializer):
         required=False,
         default=Tournament.ByePolicy.WIN_AVERAGE,
     )
-    include_live = serializers.BooleanField(required=False, default=False)
+    include_live = fields.Flag(required=False, default=False)
 
 
 class TournamentUpdateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200, required=False)
-    public = serializers.BooleanField(required=False)
-    time_zone = serializers.CharField(required=False)
-    tiebreak_order = serializers.ListField(child=serializers.CharField(), required=False)
+    name = fields.Text(max_length=200, required=False)
+    public = fields.Flag(required=False)
+    time_zone = fields.Text(required=False)
+    tiebreak_order = serializers.ListField(child=fields.Text(), required=False)
     placement_points = serializers.DictField(required=False)
     bye_policy = serializers.ChoiceField(choices=Tournament.ByePolicy.choices, required=False)
-    include_live = serializers.BooleanField(required=False)
+    include_live = fields.Flag(required=False)
     status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
     ruleset = serializers.ChoiceField(choices=sorted(PRESETS), required=False)
     overrides = serializers.DictField(required=False)
@@ -68,8 +69,8 @@ class TournamentUpdateSerializer(serializers.Serializer):
 
 
 class EntrantSerializer(serializers.ModelSerializer):
-    player = serializers.IntegerField(source="player_id")
-    partner = serializers.IntegerField(source="partner_id", allow_null=True)
+    player = fields.WholeNumber(source="player_id")
+    partner = fields.WholeNumber(source="partner_id", allow_null=True)
 
     class Meta:
         model = Entrant
@@ -77,10 +78,10 @@ class EntrantSerializer(serializers.ModelSerializer):
 
 
 class EntrantCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=120, required=False, default="")
-    partner_name = serializers.CharField(max_length=120, required=False, default="")
+    name = fields.Text(max_length=120, required=False, default="")
+    partner_name = fields.Text(max_length=120, required=False, default="")
     seed = bounded(*SEED_RANGE, required=False, allow_null=True, default=None)
-    text = serializers.CharField(
+    text = fields.Text(
         required=False, default="", help_text="A pasted list: one entrant a line, 'A & B' a team."
     )
 
@@ -119,11 +120,11 @@ class SwapSerializer(serializers.Serializer):
 
 class MatchSerializer(serializers.ModelSerializer):
     entrants = serializers.SerializerMethodField()
-    referee = serializers.CharField(source="referee.username", default=None, allow_null=True)
-    game = serializers.IntegerField(source="game_id", allow_null=True)
+    referee = fields.Text(source="referee.username", default=None, allow_null=True)
+    game = fields.WholeNumber(source="game_id", allow_null=True)
     status = serializers.SerializerMethodField()
     totals = serializers.SerializerMethodField()
-    round = serializers.IntegerField(source="round.number")
+    round = fields.WholeNumber(source="round.number")
 
     class Meta:
         model = Match
@@ -156,7 +157,7 @@ class MatchSerializer(serializers.ModelSerializer):
 
 
 class RoundSerializer(serializers.ModelSerializer):
-    stage = serializers.IntegerField(source="stage.order")
+    stage = fields.WholeNumber(source="stage.order")
     matches = MatchSerializer(many=True, read_only=True)
 
     class Meta:
@@ -165,8 +166,8 @@ class RoundSerializer(serializers.ModelSerializer):
 
 
 class RoundSummarySerializer(serializers.ModelSerializer):
-    stage = serializers.IntegerField(source="stage.order")
-    tables = serializers.IntegerField(source="matches.count")
+    stage = fields.WholeNumber(source="stage.order")
+    tables = fields.WholeNumber(source="matches.count")
 
     class Meta:
         model = Round
@@ -174,7 +175,7 @@ class RoundSummarySerializer(serializers.ModelSerializer):
 
 
 class StaffSerializer(serializers.ModelSerializer):
-    username = serializers.CharField(source="user.username")
+    username = fields.Text(source="user.username")
 
     class Meta:
         model = Staff
@@ -182,10 +183,10 @@ class StaffSerializer(serializers.ModelSerializer):
 
 
 class InvitationSerializer(serializers.ModelSerializer):
-    username = serializers.CharField(source="user.username")
+    username = fields.Text(source="user.username")
     tournament = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    tournament_name = serializers.CharField(source="tournament.name")
-    invited_by = serializers.CharField(source="invited_by.username", default=None, allow_null=True)
+    tournament_name = fields.Text(source="tournament.name")
+    invited_by = fields.Text(source="invited_by.username", default=None, allow_null=True)
 
     class Meta:
         model = Invitation
@@ -201,7 +202,7 @@ class InvitationSerializer(serializers.ModelSerializer):
 
 
 class InvitationCreateSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
+    username = fields.Text(max_length=150)
     role = serializers.ChoiceField(choices=Staff.Role.choices)
 
 
@@ -211,4 +212,4 @@ class StaffListSerializer(serializers.Serializer):
 
 
 class TokenSerializer(serializers.Serializer):
-    token = serializers.CharField()
+    token = fields.Text()
