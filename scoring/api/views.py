@@ -128,9 +128,17 @@ class GameListView(generics.GenericAPIView):
             Prefetch("sides", queryset=Side.objects.order_by("position"))
         )
         wanted = self.request.query_params.get("status")
-        if wanted:
+        if wanted is not None:
             if wanted not in Game.Status.values:
-                raise ValidationError({"status": [f"Status is one of {', '.join(Game.Status)}."]})
+                raise ValidationError(
+                    {
+                        "status": [
+                            _("Status is one of {statuses}.").format(
+                                statuses=", ".join(Game.Status.values)
+                            )
+                        ]
+                    }
+                )
             games = games.filter(status=wanted)
         return games.order_by("-updated_at", "-pk")
 

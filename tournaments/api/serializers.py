@@ -92,6 +92,13 @@ class EntrantCreateSerializer(serializers.Serializer):
 
 
 class StageSerializer(serializers.ModelSerializer):
+    name = fields.Text(max_length=120)
+    settings = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text='The format\'s options, e.g. {"rounds": 5} or {"pools": 4}.',
+    )
+
     class Meta:
         model = Stage
         fields = ["id", "order", "name", "format", "settings", "status"]
