@@ -29,6 +29,16 @@ class SuperuserFactory(UserFactory):
     is_superuser = True
 
 
+def client_for(user):
+    """An API client signed in as ``user`` (anonymous for None)."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
 def event_referee(tournament, *, user=None, role: str = "referee"):
     """A user who accepted a role in ``tournament`` (a new one unless ``user`` is given)."""
     from tournaments.models import Staff

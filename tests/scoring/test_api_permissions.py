@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from scoring.services import create_game, record_hand
-from tests.factories import PlayerFactory, SuperuserFactory, UserFactory, start_game
+from tests.factories import PlayerFactory, SuperuserFactory, UserFactory, client_for, start_game
 
 pytestmark = pytest.mark.django_db
 
@@ -26,13 +26,6 @@ def world():
         "superuser": SuperuserFactory(),
     }
     return game, users
-
-
-def client_for(user):
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    return client
 
 
 def call(client, game, endpoint):

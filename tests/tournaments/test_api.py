@@ -6,18 +6,11 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import IdempotencyKey
-from tests.factories import SuperuserFactory, UserFactory
+from tests.factories import SuperuserFactory, UserFactory, client_for
 from tournaments.models import Match, StandingsState, Tournament
 from tournaments.selectors import standing_lines
 
 pytestmark = pytest.mark.django_db
-
-
-def client_for(user):
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    return client
 
 
 @pytest.fixture

@@ -7,20 +7,13 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from scoring.services import record_hand
-from tests.factories import SuperuserFactory, UserFactory, event_referee
+from tests.factories import SuperuserFactory, UserFactory, client_for, event_referee
 from tests.test_pages import make_event
 from tournaments import services
 from tournaments.models import EventAccount, Invitation, Staff, Tournament
 from tournaments.permissions import role_in
 
 pytestmark = pytest.mark.django_db
-
-
-def client_for(user):
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    return client
 
 
 @pytest.fixture
