@@ -15,8 +15,10 @@ import random
 
 import pytest
 import schemathesis
+from django.core import signals
 from django.core.cache import cache
 from django.core.management import call_command
+from django.db import close_old_connections
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
 from hypothesis import HealthCheck, settings
@@ -58,6 +60,19 @@ schema.config.generation.update(
 @pytest.fixture
 def world(db):
     """A running public event with a played and a live table, and its people's tokens."""
+    # The fuzzer calls the WSGI application itself, whose request_finished signal would
+    # close the test's database connection (and its transaction) after every request;
+    # Django's own test client turns that off the same way.
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        yield _world()
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
+
+
+def _world() -> dict:
     organizer = UserFactory(username="fuzz-organizer")
     tournament, round_ = make_event(organizer, players=8, slug="fuzz")
     referee = event_referee(tournament, user=UserFactory(username="fuzz-referee"))
