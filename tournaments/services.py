@@ -962,6 +962,10 @@ def publish_round(round_: Round, *, by) -> Round:
         release_games(
             Match.objects.filter(round=round_, game__isnull=False).values_list("game_id", flat=True)
         )
+        # Pages opened before it move to the new round at their next poll.
+        from tournaments import live
+
+        transaction.on_commit(lambda: live.forget_round(round_))
         if round_.matches.filter(bye=True).exists():
             # A bye counts in the standings from the moment its round is published.
             from tournaments.tasks import request_recompute
