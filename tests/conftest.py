@@ -111,3 +111,15 @@ def tasks_in_process(request):
         yield
     finally:
         app.conf.task_always_eager = previous
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Every test starts with an empty cache: the live parts' tags and fragments are kept
+    there by address, and a slug from an earlier test (rolled back) would find them."""
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    # Only the in-process cache: a Redis one may share its database with the broker.
+    if isinstance(caches["default"], LocMemCache):
+        caches["default"].clear()
