@@ -966,12 +966,13 @@ def publish_round(round_: Round, *, by) -> Round:
         from tournaments import live
 
         transaction.on_commit(lambda: live.forget_round(round_))
-        if round_.matches.filter(bye=True).exists():
-            # A bye counts in the standings from the moment its round is published.
-            from tournaments.tasks import request_recompute
+        # The standings list everyone from the first round on (a bye counts from the
+        # moment its round is published); hands of games in play move no standing, so
+        # this is the round's only recompute until a game finishes.
+        from tournaments.tasks import request_recompute
 
-            tournament_id = round_.stage.tournament_id
-            transaction.on_commit(lambda: request_recompute(tournament_id))
+        tournament_id = round_.stage.tournament_id
+        transaction.on_commit(lambda: request_recompute(tournament_id))
     return round_
 
 

@@ -99,6 +99,9 @@ def _tables_context(request, tournament: Tournament, stage: Stage | None, staff:
     context = {
         "entrant_base": reverse("tournament-page", args=[tournament.slug]) + "entrants/",
         "game_base": "/games/",
+        "page_url": reverse("tournament-page", args=[tournament.slug]),
+        "stage": stage,
+        "rounds": rounds,
         "round": current,
         # Without a round chosen the poll follows the stage's latest round.
         "tables_url": f"{url}?stage={stage.order if stage else ''}&round={pinned}&since={tag}",
