@@ -19,6 +19,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.utils.translation import get_language
@@ -43,9 +44,10 @@ def digest(*parts) -> str:
 # --- keys ----------------------------------------------------------------------------------
 
 
-def tables_key(slug: str, stage: str, round_: str) -> str:
-    """Where the public tag of ``/t/<slug>/tables/?stage=..&round=..`` is kept."""
-    return f"live:tables:{slug}:{stage}:{round_}"
+def tables_key(slug: str, stage: str, round_: str, language: str) -> str:
+    """Where the public tag and HTML of ``/t/<slug>/tables/?stage=..&round=..`` are kept
+    for a language: a poll behind them gets the new part without a query too."""
+    return f"live:tables:{slug}:{stage}:{round_}:{language}"
 
 
 def standings_key(slug: str, stage: str) -> str:
@@ -58,9 +60,10 @@ def forget_tables(slug: str, stage_order: int, round_number: int) -> None:
     (the round asked for by number, and the latest round, of the stage and by default)."""
     cache.delete_many(
         [
-            tables_key(slug, stage, round_)
+            tables_key(slug, stage, round_, language)
             for stage in (str(stage_order), "")
             for round_ in (str(round_number), "")
+            for language, _ in settings.LANGUAGES
         ]
     )
 
@@ -78,6 +81,20 @@ def forget_standings_of(tournament_id: int) -> None:
     )
     if stages:
         forget_standings(stages[0][1], [order for order, _ in stages])
+
+
+def forget_tournament(tournament_id: int) -> None:
+    """Forget every live part of a tournament (its settings or visibility changed)."""
+    from tournaments.models import Round
+
+    rounds = list(
+        Round.objects.filter(stage__tournament_id=tournament_id).values_list(
+            "stage__tournament__slug", "stage__order", "number"
+        )
+    )
+    for slug, stage_order, number in rounds:
+        forget_tables(slug, stage_order, number)
+    forget_standings_of(tournament_id)
 
 
 def forget_round(round_) -> None:

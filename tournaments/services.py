@@ -273,6 +273,10 @@ def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
             Game.objects.filter(match__round__stage__tournament=tournament).update(
                 public=tournament.public
             )
+        # Who may see it, or what its live parts show, may have changed.
+        from tournaments import live
+
+        transaction.on_commit(lambda: live.forget_tournament(tournament.pk))
     return tournament
 
 

@@ -209,10 +209,15 @@ def tables_live(request, slug: str):
     a round chosen it follows the latest one, so a page opened before a round was
     published moves to that round."""
     wanted, chosen = _param(request, "stage"), _param(request, "round")
-    key = live.tables_key(slug, wanted, chosen) if None not in (wanted, chosen) else None
+    key = None
+    if wanted is not None and chosen is not None:
+        key = live.tables_key(slug, wanted, chosen, get_language())
     since = request.GET.get("since")
-    if key and since and since[:1] == "p" and cache.get(key) == since:
-        return _live_answer(request, since, None, shared=not _signed_in(request))
+    if key and since and since[:1] == "p":
+        known = cache.get(key)
+        if known is not None:
+            tag, html = known
+            return _live_answer(request, tag, html, shared=not _signed_in(request))
     tournament = _visible(request, slug)
     stage = _stage_from_query(request, tournament)
     staff = allowed(request.user, "tournament.see_drafts", tournament)
@@ -222,7 +227,7 @@ def tables_live(request, slug: str):
         chosen == "" or (current and chosen == str(current.number))
     )
     if key and exact and not staff:
-        cache.set(key, part["tables_tag"], live.TAG_SECONDS)
+        cache.set(key, (part["tables_tag"], str(part["tables_html"])), live.TAG_SECONDS)
     return _live_answer(
         request,
         part["tables_tag"],

@@ -228,6 +228,38 @@ def test_a_changed_table_re_renders_only_its_own_card(
     assert cards.call_count == 0
 
 
+def test_a_changed_part_reaches_the_next_viewers_without_a_query(
+    client, event, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, round_ = event
+    _, tables_url = poll_urls(client, tournament)
+    client.cookies.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        one_hand(tables(round_)[0].game, organizer)
+    first = client.get(tables_url, **HTMX)
+    assert first.status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        second = client.get(tables_url, **HTMX)
+    assert len(queries) == 0
+    assert second.content == first.content and second["ETag"] == first["ETag"]
+
+
+def test_a_tournament_made_private_stops_answering_from_the_cache(
+    client, event, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, round_ = event
+    standings_url, tables_url = poll_urls(client, tournament)
+    client.cookies.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        one_hand(tables(round_)[0].game, organizer)
+    assert client.get(tables_url, **HTMX).status_code == 200  # kept for the next viewers
+    assert client.get(standings_url, **HTMX).status_code == 204
+    with django_capture_on_commit_callbacks(execute=True):
+        update_tournament(tournament, by=organizer, public=False)
+    assert client.get(tables_url, **HTMX).status_code == 404
+    assert client.get(standings_url, **HTMX).status_code == 404
+
+
 # --- following the round ----------------------------------------------------------------------
 
 
