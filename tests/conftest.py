@@ -120,6 +120,12 @@ def _fresh_cache():
     from django.core.cache import caches
     from django.core.cache.backends.locmem import LocMemCache
 
-    # Only the in-process cache: a Redis one may share its database with the broker.
-    if isinstance(caches["default"], LocMemCache):
-        caches["default"].clear()
+    cache = caches["default"]
+    if isinstance(cache, LocMemCache):
+        cache.clear()
+        return
+    # A Redis cache may share its database with the broker: only the live parts' keys go.
+    client = cache._cache.get_client(write=True)
+    stale = list(client.scan_iter(match=cache.make_key("live:*")))
+    if stale:
+        client.delete(*stale)
