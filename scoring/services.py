@@ -208,11 +208,13 @@ def _changed(game: Game, change: str, *, revision_saved: bool = False) -> None:
     and announce the change on commit."""
     if not revision_saved:
         Game.objects.filter(pk=game.pk).update(revision=F("revision") + 1)
-    game_id, followed = game.pk, game.followed
+    game_id, followed, status = game.pk, game.followed, game.status
     if followed:
         game_saved.send(sender=Game, game=game, change=change)
     transaction.on_commit(
-        lambda: game_changed.send(sender=Game, game_id=game_id, change=change, followed=followed)
+        lambda: game_changed.send(
+            sender=Game, game_id=game_id, change=change, followed=followed, status=status
+        )
     )
 
 

@@ -2,8 +2,8 @@
 
 ``game_changed`` comes after the transaction committed, for every change. Receivers get
 ``game_id``, ``change`` (``hand_recorded``, ``hand_corrected``, ``hand_voided``,
-``event_added``, ``event_undone``, ``game_reopened``, ``created``, ``referee_added``) and
-``followed``.
+``event_added``, ``event_undone``, ``game_reopened``, ``created``, ``referee_added``),
+``followed`` and ``status`` (the game's status once the change committed).
 
 ``game_saved`` comes inside the transaction, with the game row written and still locked,
 and only for a followed game (one that something like a tournament's table holds), so a

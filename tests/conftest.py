@@ -111,3 +111,21 @@ def tasks_in_process(request):
         yield
     finally:
         app.conf.task_always_eager = previous
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Every test starts with an empty cache: the live parts' tags and fragments are kept
+    there by address, and a slug from an earlier test (rolled back) would find them."""
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    cache = caches["default"]
+    if isinstance(cache, LocMemCache):
+        cache.clear()
+        return
+    # A Redis cache may share its database with the broker: only the live parts' keys go.
+    client = cache._cache.get_client(write=True)
+    stale = list(client.scan_iter(match=cache.make_key("live:*")))
+    if stale:
+        client.delete(*stale)

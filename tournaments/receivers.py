@@ -21,21 +21,48 @@ def keep_seat_results(sender, game: Game, change: str, **kwargs) -> None:
     record_seat_results(game)
 
 
+def can_move_standings(change: str, status: str | None, include_live: bool) -> bool:
+    """Whether a change of a game may change its tournament's standings: a finished game,
+    a correction, a void, an undone event or a reopened game may; a hand or in-play
+    points of a game still being played may not, unless the tournament counts live games."""
+    return (
+        include_live
+        or change not in PLAYING_CHANGES
+        or status in (None, Game.Status.FINISHED)  # a sender that does not say: assume so
+    )
+
+
 @receiver(game_changed, dispatch_uid="tournaments.game_changed")
-def follow_game(sender, game_id: int, change: str, followed: bool = True, **kwargs) -> None:
-    """Refresh the standings of the game's tournament and move bracket winners on."""
+def follow_game(
+    sender, game_id: int, change: str, followed: bool = True, status: str | None = None, **kwargs
+) -> None:
+    """Tell the game's table to its pollers, and refresh the standings and move bracket
+    winners on when the change can move them."""
     if not followed:
         return  # a game outside any tournament: nothing to follow, nothing to look up
     match = (
         Match.objects.filter(game_id=game_id)
-        .select_related("round__stage")
-        .only("id", "round__stage__tournament_id", "round__stage__format")
+        .select_related("round__stage__tournament")
+        .only(
+            "id",
+            "slot",
+            "round__number",
+            "round__stage__order",
+            "round__stage__format",
+            "round__stage__tournament__slug",
+            "round__stage__tournament__include_live",
+        )
         .first()
     )
     if match is None:
         return
+    from tournaments import live
     from tournaments.services import advance_bracket
     from tournaments.tasks import request_recompute
 
+    stage = match.round.stage
+    live.forget_tables(stage.tournament.slug, stage.order, match.round.number)
+    if not can_move_standings(change, status, stage.tournament.include_live):
+        return
     advance_bracket(match)
-    request_recompute(match.round.stage.tournament_id)
+    request_recompute(stage.tournament_id)

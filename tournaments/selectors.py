@@ -1,15 +1,18 @@
 """Read queries for the public pages: a fixed number of queries whatever the field size."""
 
-import hashlib
 from dataclasses import dataclass, field
+from datetime import timedelta
 
-from django.db.models import Count, Max, Prefetch, Q, Sum
+from django.db.models import Count, Prefetch, Q
+from django.utils import timezone
 from django.utils.translation import gettext
 
 from domain.numbers import whole_number
 from scoring import engine
 from scoring.models import SEAT_NAMES
 from scoring.rulesets import RuleSet, get_ruleset
+from tournaments import live
+from tournaments.live import StandingsMark
 from tournaments.models import (
     Entrant,
     Match,
@@ -137,6 +140,28 @@ def standing_lines(
     return lines, total
 
 
+def standings_mark(tournament: Tournament, stage: Stage | None) -> StandingsMark:
+    """The stage's standings as pollers compare them (two queries): a digest of the
+    snapshot's content, not of when it was computed, so a recompute that finds the same
+    standings changes nothing a viewer holds."""
+    state = StandingsState.objects.filter(tournament=tournament).first()
+    snapshot = (
+        StandingsSnapshot.objects.filter(stage=stage).only("computed_at", "document").first()
+        if stage is not None
+        else None
+    )
+    stale = bool(state and state.stale)
+    overdue = stale and (timezone.now() - state.requested_at > timedelta(seconds=live.STALE_AFTER))
+    content = snapshot.document if snapshot else ""
+    return live.StandingsMark(
+        digest=live.digest(stage.pk if stage else 0, tournament.tiebreak_order, content),
+        stale=stale,
+        overdue=overdue,
+        computed_at=state.computed_at if state else None,
+        changed_at=snapshot.computed_at if snapshot else None,
+    )
+
+
 @dataclass
 class StandingsView:
     stage: Stage | None
@@ -153,25 +178,24 @@ class StandingsView:
 
 
 def standings(
-    tournament: Tournament, stage: Stage | None, *, limit: int | None = None
+    tournament: Tournament,
+    stage: Stage | None,
+    *,
+    limit: int | None = None,
+    mark: StandingsMark | None = None,
 ) -> StandingsView:
-    """A stage's standings snapshot and a tag that changes whenever it does (three queries).
+    """A stage's standings snapshot, when it last changed, and its tag (four queries).
 
     Each row gets ``cells``: its metrics in the tournament's order, formatted for a page.
     """
-    state = StandingsState.objects.filter(tournament=tournament).first()
-    computed = state.computed_at if state else None
-    stale = bool(state and state.stale)
+    mark = mark or standings_mark(tournament, stage)
     order = list(tournament.tiebreak_order)
-    tag = hashlib.sha256(
-        f"{stage.pk if stage else 0}:{computed}:{stale}:{order}".encode()
-    ).hexdigest()[:20]
     rows, total = [], 0
     if stage is not None:
         rows, total = standing_lines(tournament, stage=stage, limit=limit)
         for row in rows:
             row.cells = [metric_text(row.metrics.get(key)) for key in order]
-    return StandingsView(stage, order, rows, computed, stale, tag, total)
+    return StandingsView(stage, order, rows, mark.changed_at, mark.overdue, mark.tag, total)
 
 
 @dataclass
@@ -219,21 +243,15 @@ def _matches(queryset, tournament: Tournament) -> list[TableView]:
     return tables
 
 
-def tables_of(round_: Round, tournament: Tournament) -> list[TableView]:
-    """Every table of a round with its seats and live totals (three queries)."""
-    return _matches(Match.objects.filter(round=round_).order_by("table_number"), tournament)
-
-
-def tables_tag(round_: Round | None) -> str:
-    """Changes whenever any game of the round changes (one query)."""
-    if round_ is None:
-        return "none"
-    found = Match.objects.filter(round=round_).aggregate(
-        revisions=Sum("game__revision"), changed=Max("game__updated_at"), count=Count("pk")
-    )
-    return hashlib.sha256(
-        f"{round_.pk}:{round_.status}:{found['revisions']}:{found['changed']}:{found['count']}".encode()
-    ).hexdigest()[:20]
+def tables_of(
+    round_: Round, tournament: Tournament, *, only: list[int] | None = None
+) -> list[TableView]:
+    """Every table of a round (or those of the ``only`` match ids) with its seats and live
+    totals (three queries)."""
+    matches = Match.objects.filter(round=round_)
+    if only is not None:
+        matches = matches.filter(pk__in=only)
+    return _matches(matches.order_by("table_number"), tournament)
 
 
 @dataclass

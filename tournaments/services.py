@@ -280,6 +280,10 @@ def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
             Game.objects.filter(match__round__stage__tournament=tournament).update(
                 public=tournament.public
             )
+        # Who may see it, or what its live parts show, may have changed.
+        from tournaments import live
+
+        transaction.on_commit(lambda: live.forget_tournament(tournament.pk))
     return tournament
 
 
@@ -1013,12 +1017,17 @@ def publish_round(round_: Round, *, by) -> Round:
         release_games(
             Match.objects.filter(round=round_, game__isnull=False).values_list("game_id", flat=True)
         )
-        if round_.matches.filter(bye=True).exists():
-            # A bye counts in the standings from the moment its round is published.
-            from tournaments.tasks import request_recompute
+        # Pages opened before it move to the new round at their next poll.
+        from tournaments import live
 
-            tournament_id = round_.stage.tournament_id
-            transaction.on_commit(lambda: request_recompute(tournament_id))
+        transaction.on_commit(lambda: live.forget_round(round_))
+        # The standings list everyone from the first round on (a bye counts from the
+        # moment its round is published); hands of games in play move no standing, so
+        # this is the round's only recompute until a game finishes.
+        from tournaments.tasks import request_recompute
+
+        tournament_id = round_.stage.tournament_id
+        transaction.on_commit(lambda: request_recompute(tournament_id))
     return round_
 
 

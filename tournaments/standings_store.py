@@ -349,19 +349,17 @@ class SnapshotDocument:
         ]
 
 
-def _write_snapshots(
-    tournament_id: int, computed_at, ranked: dict[int, list], order: Sequence[str]
-) -> None:
-    """Replace each stage's snapshot (one row per stage, its lines as one document)."""
+def _write_snapshots(tournament_id: int, computed_at, documents: dict[int, str]) -> None:
+    """Replace the given stages' snapshots (one row per stage, its lines as one document)."""
     StandingsSnapshot.objects.bulk_create(
         [
             StandingsSnapshot(
                 tournament_id=tournament_id,
                 stage_id=stage_id,
                 computed_at=computed_at,
-                document=snapshot_document(rows, order),
+                document=document,
             )
-            for stage_id, rows in ranked.items()
+            for stage_id, document in documents.items()
         ],
         update_conflicts=True,
         unique_fields=["stage"],
@@ -385,16 +383,40 @@ def collector_paused():
 
 
 def rebuild_standings(tournament_id: int) -> int:
-    """Recompute and replace every stage's snapshot of one tournament; returns lines written."""
+    """Recompute every stage's standings and replace the snapshots that changed; returns
+    lines computed.
+
+    A snapshot whose document comes out the same is left as it was, with the time it last
+    changed, so pollers holding its tag are told nothing changed.
+    """
+    from tournaments import live
+
     tournament = Tournament.objects.only(*RANKING_FIELDS).get(pk=tournament_id)
     started = timezone.now()
     with collector_paused():
         ranked, last_hand = rank_stages(tournament)
+        documents = {
+            stage_id: snapshot_document(rows, tournament.tiebreak_order)
+            for stage_id, rows in ranked.items()
+        }
     with transaction.atomic():
-        _write_snapshots(tournament.pk, started, ranked, tournament.tiebreak_order)
+        held = dict(
+            StandingsSnapshot.objects.filter(tournament_id=tournament.pk).values_list(
+                "stage_id", "document"
+            )
+        )
+        changed = {
+            stage_id: document
+            for stage_id, document in documents.items()
+            if held.get(stage_id) != document
+        }
+        if changed:
+            _write_snapshots(tournament.pk, started, changed)
         stamp = {"computed_at": started, "last_hand_at": last_hand, "runs": F("runs") + 1}
         if not StandingsState.objects.filter(tournament=tournament).update(**stamp):
             StandingsState.objects.create(tournament=tournament, **{**stamp, "runs": 1})
+        # Recounted: the notice of a pending recount goes, and changed standings show.
+        transaction.on_commit(lambda: live.forget_standings_of(tournament.pk))
     return sum(len(rows) for rows in ranked.values())
 
 

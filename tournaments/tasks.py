@@ -63,6 +63,9 @@ def _enqueue(state_id: int, tournament_id: int) -> bool:
             "standings recompute for tournament %s not queued", tournament_id, exc_info=True
         )
         StandingsState.objects.filter(pk=state_id).update(queued=False)
+        from tournaments import live
+
+        live.forget_standings_of(tournament_id)  # the API's pollers learn they are stale
         return False
     return True
 

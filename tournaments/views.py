@@ -2,21 +2,28 @@
 
 Pages read snapshots (standings) and stored totals; they never compute standings. The
 live regions poll with the tag of what they show and get 204 No Content while nothing
-changed, so a hall full of phones costs one small query each every few seconds.
+changed, answered from the cache (``tournaments.live``), so a hall full of phones costs
+one cache read each every few seconds.
 """
 
 import segno
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseNotModified
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, gettext
 
 from accounts.permissions import allowed
 from domain.numbers import whole_number
 from scoring import wording
-from tournaments import exports, selectors
+from tournaments import exports, live, selectors
+from tournaments.live import StandingsMark
 from tournaments.models import Entrant, Stage, Tournament
 from tournaments.standings import METRICS
 
@@ -50,36 +57,65 @@ def _metric_columns(order: list[str]) -> list[dict]:
 STANDINGS_SHOWN = 100
 
 
-def _standings_context(request, tournament: Tournament, stage: Stage | None) -> dict:
+def _standings_context(
+    request, tournament: Tournament, stage: Stage | None, mark: StandingsMark | None = None
+) -> dict:
+    """The standings part: its tag, and its HTML rendered once per tag and language."""
     everyone = request.GET.get("all") == "1"
-    view = selectors.standings(tournament, stage, limit=None if everyone else STANDINGS_SHOWN)
+    mark = mark or selectors.standings_mark(tournament, stage)
     query = (f"stage={stage.order}&" if stage else "") + ("all=1&" if everyone else "")
-    return {
-        "standings": view,
-        "columns": _metric_columns(view.order),
+    context = {
+        "tournament": tournament,
         "standings_url": reverse("tournament-standings", args=[tournament.slug])
-        + f"?{query}since={view.tag}",
+        + f"?{query}since={mark.tag}",
         "all_url": reverse("tournament-page", args=[tournament.slug])
         + (f"?stage={stage.order}&all=1" if stage else "?all=1"),
         "entrant_base": reverse("tournament-page", args=[tournament.slug]) + "entrants/",
     }
 
+    def build() -> str:
+        view = selectors.standings(
+            tournament, stage, limit=None if everyone else STANDINGS_SHOWN, mark=mark
+        )
+        context.update(standings=view, columns=_metric_columns(view.order))
+        return render_to_string("tournaments/_standings.html", context)
+
+    key = f"live:standings-html:{tournament.slug}:{stage.pk if stage else 0}:{everyone}"
+    html = live.fragment(f"{key}:{mark.tag}:{get_language()}", build)
+    # Our own template's output, kept as rendered.
+    return {"standings_tag": mark.tag, "standings_html": mark_safe(html)}
+
 
 def _tables_context(request, tournament: Tournament, stage: Stage | None, staff: bool) -> dict:
+    """The tables part of the round asked for, else of the latest one: its tag, and its
+    HTML assembled from each table's card (only the changed ones rendered)."""
     rounds = selectors.rounds_of(stage, include_drafts=staff) if stage else []
-    current = selectors.pick_round(rounds, request.GET.get("round"))
-    tag = selectors.tables_tag(current)
-    return {
+    chosen = request.GET.get("round") or ""
+    current = selectors.pick_round(rounds, chosen)
+    tables = live.table_tags(current) if current else []
+    # Staff see rounds in draft: their tag and HTML are never kept for the public.
+    tag = ("s" if staff else "p") + live.round_tag(current, tables)
+    pinned = chosen if current and chosen == str(current.number) else ""
+    url = reverse("tournament-tables", args=[tournament.slug])
+    context = {
         "entrant_base": reverse("tournament-page", args=[tournament.slug]) + "entrants/",
         "game_base": "/games/",
+        "page_url": reverse("tournament-page", args=[tournament.slug]),
+        "stage": stage,
         "rounds": rounds,
         "round": current,
-        "tables": selectors.tables_of(current, tournament) if current else [],
-        "tables_url": reverse("tournament-tables", args=[tournament.slug])
-        + f"?stage={stage.order if stage else ''}&round={current.number if current else ''}"
-        + f"&since={tag}",
-        "tables_tag": tag,
+        # Without a round chosen the poll follows the stage's latest round.
+        "tables_url": f"{url}?stage={stage.order if stage else ''}&round={pinned}&since={tag}",
     }
+
+    def build() -> str:
+        cards = live.table_cards(current, tournament, tables, context) if current else []
+        return render_to_string("tournaments/_tables.html", {**context, "cards": cards})
+
+    key = f"live:tables-html:{tournament.slug}:{stage.pk if stage else 0}:{pinned}"
+    html = live.fragment(f"{key}:{tag}:{get_language()}", build)
+    # Our own template's output, kept as rendered.
+    return {"rounds": rounds, "round": current, "tables_tag": tag, "tables_html": mark_safe(html)}
 
 
 def tournament_page(request, slug: str):
@@ -103,37 +139,102 @@ def tournament_page(request, slug: str):
     }
     context.update(_standings_context(request, tournament, stage))
     context.update(_tables_context(request, tournament, stage, staff))
-    return render(request, "tournaments/tournament.html", context)
+    response = render(request, "tournaments/tournament.html", context)
+    # The page holds the session's CSRF token (its language form): never shared.
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
 
 
 def _stage_from_query(request, tournament: Tournament) -> Stage | None:
     return selectors.pick_stage(tournament, request.GET.get("stage"), list(tournament.stages.all()))
 
 
+def _live_answer(request, tag: str, html: str | None, *, shared: bool) -> HttpResponse:
+    """A live part's answer: 204 for an unchanged poll, 304 for an unchanged conditional
+    request, else the HTML; with headers that let a proxy in front answer the crowd."""
+    etag = f'"{tag}"'
+    if html is None or request.GET.get("since") == tag:
+        response = HttpResponse(status=204)
+    elif etag in request.headers.get("If-None-Match", ""):
+        response = HttpResponseNotModified()
+    else:
+        response = HttpResponse(html)
+    response["ETag"] = etag
+    if shared:
+        patch_cache_control(
+            response, public=True, max_age=live.PUBLIC_SECONDS, s_maxage=live.PUBLIC_SECONDS
+        )
+    else:
+        patch_cache_control(response, private=True, no_cache=True)
+    # The language comes from the header or the language cookie; a proxy keys on both
+    # and passes signed-in visitors through (see the README).
+    patch_vary_headers(response, ("Accept-Language", "Cookie"))
+    return response
+
+
+def _signed_in(request) -> bool:
+    """Whether the request may belong to someone signed in, told without a query."""
+    return settings.SESSION_COOKIE_NAME in request.COOKIES
+
+
+def _param(request, name: str) -> str | None:
+    """A poll's stage or round as it appears in a cache key: digits or nothing."""
+    value = request.GET.get(name, "")
+    return value if value == "" or (value.isdigit() and len(value) < 6) else None
+
+
 def standings_live(request, slug: str):
-    """The standings table alone, for polling: 204 while the snapshot is unchanged."""
+    """The standings table alone, for polling: 204 while the standings are unchanged."""
+    wanted = _param(request, "stage")
+    key = live.standings_key(slug, wanted) if wanted is not None else None
+    since = request.GET.get("since")
+    if key and since:
+        known = cache.get(key)
+        if known is not None and known.tag == since:
+            return _live_answer(request, since, None, shared=not _signed_in(request))
     tournament = _visible(request, slug)
     stage = _stage_from_query(request, tournament)
-    context = _standings_context(request, tournament, stage)
-    if request.GET.get("since") == context["standings"].tag:
-        return HttpResponse(status=204)
-    context["tournament"] = tournament
-    return render(request, "tournaments/_standings.html", context)
+    mark = selectors.standings_mark(tournament, stage)
+    if key and (wanted == "" or (stage and wanted == str(stage.order))):
+        live.keep_standings(key, mark)
+    if since == mark.tag:
+        return _live_answer(request, since, None, shared=not request.user.is_authenticated)
+    part = _standings_context(request, tournament, stage, mark)
+    return _live_answer(
+        request, mark.tag, part["standings_html"], shared=not request.user.is_authenticated
+    )
 
 
 def tables_live(request, slug: str):
-    """The tables of one round alone, for polling: 204 while no game of it changed."""
+    """The tables of one round alone, for polling: 204 while none of them changed. Without
+    a round chosen it follows the latest one, so a page opened before a round was
+    published moves to that round."""
+    wanted, chosen = _param(request, "stage"), _param(request, "round")
+    key = None
+    if wanted is not None and chosen is not None:
+        key = live.tables_key(slug, wanted, chosen, get_language())
+    since = request.GET.get("since")
+    if key and since and since[:1] == "p":
+        known = cache.get(key)
+        if known is not None:
+            tag, html = known
+            return _live_answer(request, tag, html, shared=not _signed_in(request))
     tournament = _visible(request, slug)
     stage = _stage_from_query(request, tournament)
     staff = allowed(request.user, "tournament.see_drafts", tournament)
-    rounds = selectors.rounds_of(stage, include_drafts=staff) if stage else []
-    current = selectors.pick_round(rounds, request.GET.get("round"))
-    if request.GET.get("since") == selectors.tables_tag(current):
-        return HttpResponse(status=204)
-    context = _tables_context(request, tournament, stage, staff)
-    context["tournament"] = tournament
-    context["stage"] = stage
-    return render(request, "tournaments/_tables.html", context)
+    part = _tables_context(request, tournament, stage, staff)
+    current = part["round"]
+    exact = (wanted == "" or (stage and wanted == str(stage.order))) and (
+        chosen == "" or (current and chosen == str(current.number))
+    )
+    if key and exact and not staff:
+        cache.set(key, (part["tables_tag"], str(part["tables_html"])), live.TAG_SECONDS)
+    return _live_answer(
+        request,
+        part["tables_tag"],
+        part["tables_html"],
+        shared=not request.user.is_authenticated,
+    )
 
 
 def entrant_page(request, slug: str, pk: int):

@@ -165,3 +165,43 @@ def test_a_player_watches_the_standings_change_without_reloading(live_server, br
     assert page.evaluate("window.sameDocument") == "yes"  # no reload happened
     shot(page, "public-standings-live")
     context.close()
+
+
+def test_a_phone_sees_one_table_change_and_follows_the_tables_into_the_next_round(
+    live_server, phone, shot
+):
+    organizer = UserFactory(username="organizer")
+    tournament = services.create_tournament(
+        by=organizer, name="Copa móvil", ruleset_key="cutthroat", table_size=4, slug="movil"
+    )
+    services.update_tournament(tournament, by=organizer, status="registration")
+    services.register_entrants(
+        tournament, by=organizer, text="\n".join(f"Jugador {i}" for i in range(1, 9))
+    )
+    stage = services.add_stage(tournament, by=organizer, name="Liga", format="round_robin")
+    services.update_tournament(tournament, by=organizer, status="running")
+    round_ = services.generate_round(stage, by=organizer)
+    services.publish_round(round_, by=organizer)
+    first, second = round_.matches.order_by("table_number")
+
+    page = phone
+    page.goto(f"{live_server.url}/t/movil/")
+    page.evaluate("window.sameDocument = 'yes'")
+    untouched = page.locator("#table-1").inner_text()
+
+    play(second.game, organizer, random.Random(4), hands=1)  # a hand at table 2 only
+    game = Game.objects.get(pk=second.game_id)
+    best = str(max(game.totals.values()))
+    page.locator("#table-2 .score", has_text=best).first.wait_for(timeout=20_000)
+    assert page.locator("#table-1").inner_text() == untouched
+    check_accessibility(page)
+    shot(page, "public-tables-live-phone")
+
+    play(first.game, organizer, random.Random(5))
+    play(second.game, organizer, random.Random(6))
+    services.publish_round(services.generate_round(stage, by=organizer), by=organizer)
+    page.locator("#tables", has_text="Round 2").wait_for(timeout=20_000)
+    assert page.evaluate("window.sameDocument") == "yes"  # no reload happened
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways on a phone ({width} px)"
+    shot(page, "public-next-round-phone")

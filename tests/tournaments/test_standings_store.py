@@ -17,7 +17,7 @@ from tournaments.demo import play
 from tournaments.models import Round
 from tournaments.selectors import standing_lines
 from tournaments.standings import METRICS, StandingRow
-from tournaments.standings_store import _write_snapshots, rebuild_standings
+from tournaments.standings_store import _write_snapshots, rebuild_standings, snapshot_document
 
 pytestmark = pytest.mark.django_db
 
@@ -101,7 +101,8 @@ def test_a_snapshot_keeps_every_value_and_tells_its_reasons():
         StandingRow(2, True, second.pk, False, 3, {**metrics, "points_for": 90}),
         StandingRow(2, True, third.pk, False, 3, {**metrics, "points_for": 90}),
     ]
-    _write_snapshots(tournament.pk, timezone.now(), {stage.pk: rows}, ["seed", "points_for"])
+    document = snapshot_document(rows, ["seed", "points_for"])
+    _write_snapshots(tournament.pk, timezone.now(), {stage.pk: document})
     tournament.tiebreak_order = ["wins", "seed"]
     tournament.save()
     lines, total = standing_lines(tournament)

@@ -1,10 +1,10 @@
 """The tournaments API: events, entrants, stages, rounds (with pairing flags) and matches."""
 
-import hashlib
-
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q
-from django.http import Http404
+from django.http import Http404, HttpResponseNotModified
+from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
@@ -17,7 +17,7 @@ from accounts.permissions import allowed
 from config.pagination import Pages, page_response
 from domain.numbers import whole_number
 from domain.say import say
-from tournaments import selectors, services
+from tournaments import live, selectors, services
 from tournaments.api import serializers as s
 from tournaments.models import (
     Entrant,
@@ -25,7 +25,6 @@ from tournaments.models import (
     MatchSeat,
     Round,
     Stage,
-    StandingsState,
     Tournament,
 )
 
@@ -392,7 +391,21 @@ class MatchRefereeView(TournamentMixin, APIView):
 
 
 class StandingsView(TournamentMixin, APIView):
-    """A stage's standings snapshot; reading never computes. Pollers get 304 when unchanged."""
+    """A stage's standings snapshot; reading never computes. Pollers get 304 when unchanged,
+    answered from the cache before authentication or any query (``tournaments.live``)."""
+
+    def dispatch(self, request, *args, **kwargs):
+        tagged = request.headers.get("If-None-Match")
+        wanted = request.GET.get("stage", "")
+        if tagged and (wanted == "" or (wanted.isdigit() and len(wanted) < 6)):
+            known = cache.get(live.standings_key(kwargs.get("slug", ""), wanted))
+            if known is not None and known.etag == tagged:
+                # Tells the poller only that what it holds is current.
+                response = HttpResponseNotModified()
+                response["ETag"] = tagged
+                patch_vary_headers(response, ("Accept-Language", "Cookie", "Authorization"))
+                return response
+        return super().dispatch(request, *args, **kwargs)
 
     @extend_schema(
         parameters=[OpenApiParameter("stage", OpenApiTypes.INT)],
@@ -401,14 +414,11 @@ class StandingsView(TournamentMixin, APIView):
     def get(self, request, slug: str):
         tournament = self.get_tournament(request, slug)
         stage = _stage_of(tournament, request)
-        state = StandingsState.objects.filter(tournament=tournament).first()
-        computed = state.computed_at if state else None
-        stale = bool(state and state.stale)
-        tag = '"{}"'.format(
-            hashlib.sha256(
-                f"{stage.pk}:{computed}:{stale}:{tournament.tiebreak_order}".encode()
-            ).hexdigest()[:32]
-        )
+        mark = selectors.standings_mark(tournament, stage)
+        wanted = request.query_params.get("stage", "")
+        if wanted == "" or wanted == str(stage.order):
+            live.keep_standings(live.standings_key(slug, wanted), mark)
+        tag = mark.etag
         if request.headers.get("If-None-Match") == tag:
             response = Response(status=status.HTTP_304_NOT_MODIFIED)
             response["ETag"] = tag
@@ -418,8 +428,8 @@ class StandingsView(TournamentMixin, APIView):
         body = {
             "stage": stage.order,
             "order": order,
-            "computed_at": computed,
-            "stale": stale,
+            "computed_at": mark.computed_at,
+            "stale": mark.stale,
             "rows": [
                 {
                     "rank": row.rank,

@@ -1,0 +1,157 @@
+"""What a tournament page's live parts cost per poll, against the minimal authenticated call.
+
+    .venv/bin/python bench/live_poll.py            # SQLite, in a throwaway database
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/capicu .venv/bin/python bench/live_poll.py
+
+Builds a 256-player event (64 tables of four, every game in play), then times through the
+whole Django stack, as an anonymous phone would ask:
+
+- the minimal authenticated endpoint (the API root with a token), the baseline;
+- an unchanged poll of the tables and of the standings (204), and of the standings API
+  with If-None-Match (304), with the queries each makes;
+- a changed tables poll after a hand at one table: the first viewer to ask, and every
+  other viewer after them;
+- the page itself.
+
+Each figure is the median over the runs and its ratio to the baseline measured in the
+same run. A hand is told to the page as the scoring service tells it: the game's row
+changes and ``game_changed`` is sent, as after its transaction commits.
+"""
+
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.db import connection  # noqa: E402
+from django.db.models import F  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import (  # noqa: E402
+    CaptureQueriesContext,
+    setup_databases,
+    setup_test_environment,
+    teardown_databases,
+)
+
+from tests.factories import bulk_event  # noqa: E402
+
+RUNS = 200
+CHANGES = 40
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def timed(client: Client, url: str, expected: int, **headers) -> float:
+    started = time.perf_counter()
+    response = client.get(url, **headers)
+    spent = time.perf_counter() - started
+    assert response.status_code == expected, (url, response.status_code)
+    return spent
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def poll_url(client: Client, slug: str, part: str) -> str:
+    page = client.get(f"/t/{slug}/").content.decode()
+    found = re.search(rf'id="{part}" hx-get="([^"]+)"', page).group(1)
+    return found.replace("&amp;", "&")
+
+
+def queries_of(client: Client, url: str, **headers) -> int:
+    connection.queries_log.clear()
+    with CaptureQueriesContext(connection) as queries:
+        client.get(url, **headers)
+    return len(queries)
+
+
+def hand_at(game_id: int) -> None:
+    """A hand at one table, as the page learns of it: the game's row, then the signal."""
+    from scoring.models import Game
+    from scoring.signals import game_changed
+
+    Game.objects.filter(pk=game_id).update(
+        revision=F("revision") + 1, hand_count=F("hand_count") + 1
+    )
+    game_changed.send(
+        sender=Game, game_id=game_id, change="hand_recorded", followed=True, status="in_progress"
+    )
+
+
+def main() -> None:
+    from rest_framework.authtoken.models import Token
+
+    from scoring.models import Game
+    from tournaments.models import Match
+    from tournaments.standings_store import rebuild_standings
+
+    setup_test_environment()
+    databases = setup_databases(verbosity=0, interactive=False)
+    try:
+        tournament, _ = bulk_event(256, 1)
+        Game.objects.update(status="in_progress", winner="")  # the round is being played
+        rebuild_standings(tournament.pk)
+        slug = tournament.slug
+        games = list(
+            Match.objects.filter(round__stage__tournament=tournament)
+            .order_by("table_number")
+            .values_list("game_id", flat=True)
+        )
+        token = Token.objects.create(user=tournament.created_by)
+        api = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+        phone = Client()
+
+        baseline = [timed(api, "/api/v1/", 200) for _ in range(RUNS)]
+        base = median_ms(baseline)
+        print(f"minimal authenticated endpoint (API root, token): {base:.2f} ms")
+
+        def report(label: str, samples: list[float], queries: int | None = None) -> None:
+            spent = median_ms(samples)
+            counted = f", {queries} queries" if queries is not None else ""
+            print(f"{label}: {spent:.2f} ms, {spent / base:.1f}x the baseline{counted}")
+
+        page = [timed(phone, f"/t/{slug}/", 200) for _ in range(20)]
+        report("the page (64 tables, 100 standings rows)", page)
+
+        tables = poll_url(phone, slug, "tables")
+        standings = poll_url(phone, slug, "standings")
+        phone.cookies.clear()  # a phone that only polls holds no session
+        for url in (tables, standings):
+            phone.get(url, **HTMX)  # the first poll keeps the tag where the others find it
+            report(
+                f"unchanged {url.split('/')[3]} poll (204)",
+                [timed(phone, url, 204, **HTMX) for _ in range(RUNS)],
+                queries_of(phone, url, **HTMX),
+            )
+        api_url = f"/api/v1/tournaments/{slug}/standings/"
+        etag = phone.get(api_url)["ETag"]
+        report(
+            "unchanged standings API poll (304)",
+            [timed(phone, api_url, 304, HTTP_IF_NONE_MATCH=etag) for _ in range(RUNS)],
+            queries_of(phone, api_url, HTTP_IF_NONE_MATCH=etag),
+        )
+
+        first, others = [], []
+        for change in range(CHANGES):
+            held = poll_url(phone, slug, "tables")
+            hand_at(games[(change * 7) % len(games)])
+            first.append(timed(phone, held, 200, **HTMX))
+            others += [timed(phone, held, 200, **HTMX) for _ in range(4)]
+        report("changed tables poll after a hand at one table, first viewer", first)
+        report("changed tables poll after a hand at one table, every other viewer", others)
+    finally:
+        teardown_databases(databases, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+"""The live parts of a tournament page, kept in the cache so that a hall of phones costs little.
+
+A poll carries the tag of what it shows, and a tag changes only when what that viewer
+sees changes: a table's with its game and match, a round's with its tables, the
+standings' with the snapshot's content. The current tags sit in the cache under a key
+named by the poll's own address, so an unchanged poll is answered after one cache read,
+with no query and no rendering. The writers forget the keys they make stale once their
+transaction commits; the next poll computes the tag from the database and keeps it.
+
+A changed part is rendered once per change and served to every viewer from the cache:
+each table on its own (a hand at one table re-renders that table alone), and the
+assembled fragment under its tag.
+
+The fast path checks no visibility: a 204 or 304 only tells a poller that what it
+already holds is current, so whoever gets one learns nothing new.
+"""
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.core.cache import cache
+from django.template.loader import render_to_string
+from django.utils.translation import get_language
+
+# Changes that no writer announces (an entrant renamed, a round finished, a stage that
+# moves on) reach the pollers within this long.
+TAG_SECONDS = 30
+HTML_SECONDS = 120
+# A recompute lands well within this; the page says "recounting" only once one is
+# overdue, so the notice does not blink on and off with every finished game.
+STALE_AFTER = 5
+# What a reverse proxy or CDN in front may keep a public live part for.
+PUBLIC_SECONDS = 2
+
+
+def digest(*parts) -> str:
+    """A short tag for the parts: it changes when any of them does."""
+    text = "|".join(str(part) for part in parts)
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+# --- keys ----------------------------------------------------------------------------------
+
+
+def tables_key(slug: str, stage: str, round_: str, language: str) -> str:
+    """Where the public tag and HTML of ``/t/<slug>/tables/?stage=..&round=..`` are kept
+    for a language: a poll behind them gets the new part without a query too."""
+    return f"live:tables:{slug}:{stage}:{round_}:{language}"
+
+
+def standings_key(slug: str, stage: str) -> str:
+    """Where the standings mark of a stage (its order, or "" for the default) is kept."""
+    return f"live:standings:{slug}:{stage}"
+
+
+def forget_tables(slug: str, stage_order: int, round_number: int) -> None:
+    """A table of this round changed: forget the tags of every poll that may show it
+    (the round asked for by number, and the latest round, of the stage and by default)."""
+    cache.delete_many(
+        [
+            tables_key(slug, stage, round_, language)
+            for stage in (str(stage_order), "")
+            for round_ in (str(round_number), "")
+            for language, _ in settings.LANGUAGES
+        ]
+    )
+
+
+def forget_standings(slug: str, stage_orders) -> None:
+    cache.delete_many([standings_key(slug, str(order)) for order in [*stage_orders, ""]])
+
+
+def forget_standings_of(tournament_id: int) -> None:
+    """The standings of a tournament changed (or went stale): forget their marks."""
+    from tournaments.models import Stage
+
+    stages = list(
+        Stage.objects.filter(tournament_id=tournament_id).values_list("order", "tournament__slug")
+    )
+    if stages:
+        forget_standings(stages[0][1], [order for order, _ in stages])
+
+
+def forget_tournament(tournament_id: int) -> None:
+    """Forget every live part of a tournament (its settings or visibility changed)."""
+    from tournaments.models import Round
+
+    rounds = list(
+        Round.objects.filter(stage__tournament_id=tournament_id).values_list(
+            "stage__tournament__slug", "stage__order", "number"
+        )
+    )
+    for slug, stage_order, number in rounds:
+        forget_tables(slug, stage_order, number)
+    forget_standings_of(tournament_id)
+
+
+def forget_round(round_) -> None:
+    """A round was published or its tables changed: pollers of the stage move to it."""
+    stage = round_.stage
+    forget_tables(stage.tournament.slug, stage.order, round_.number)
+
+
+# --- tables --------------------------------------------------------------------------------
+
+# Everything of a match and its game that a table card shows, but the entrants' names
+# (those change rarely and reach the cards within HTML_SECONDS).
+TABLE_FIELDS = (
+    "pk",
+    "table_number",
+    "slot",
+    "bye",
+    "needs_attention",
+    "attention_reason",
+    "game_id",
+    "game__revision",
+    "game__status",
+)
+
+
+def table_tags(round_) -> list[tuple[int, str]]:
+    """Every table of the round (match id) with the tag of what its card shows (one query)."""
+    from tournaments.models import Match
+
+    rows = Match.objects.filter(round=round_).order_by("table_number").values_list(*TABLE_FIELDS)
+    return [(row[0], digest(*row)) for row in rows]
+
+
+def round_tag(round_, tables: list[tuple[int, str]]) -> str:
+    """Changes when the round's number or status changes, or any of its tables does."""
+    if round_ is None:
+        return "none"
+    return digest(round_.pk, round_.number, round_.status, *(tag for _, tag in tables))
+
+
+def table_cards(round_, tournament, tables: list[tuple[int, str]], context: dict) -> list[str]:
+    """Each table's card, from the cache by its tag; only the changed ones are rendered."""
+    from tournaments.selectors import tables_of
+
+    language = get_language()
+    keys = {pk: f"live:table:{tag}:{language}" for pk, tag in tables}
+    found = cache.get_many(list(keys.values()))
+    missing = [pk for pk, key in keys.items() if key not in found]
+    if missing:
+        fresh = {
+            keys[view.match.pk]: render_to_string(
+                "tournaments/_table.html", {**context, "table": view}
+            )
+            for view in tables_of(round_, tournament, only=missing)
+            if view.match.pk in keys
+        }
+        cache.set_many(fresh, HTML_SECONDS)
+        found.update(fresh)
+    return [found[key] for key in keys.values() if key in found]
+
+
+def fragment(key: str, build) -> str:
+    """A rendered live part, built once per key (its tag and all that shapes its HTML)."""
+    html = cache.get(key)
+    if html is None:
+        html = build()
+        cache.set(key, html, HTML_SECONDS)
+    return html
+
+
+# --- standings -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StandingsMark:
+    """What a standings poller compares: the snapshot's content and whether it is behind."""
+
+    digest: str
+    stale: bool  # a recompute is pending
+    overdue: bool  # pending for longer than STALE_AFTER: the page says so
+    computed_at: datetime | None  # the last recompute
+    changed_at: datetime | None  # the last recompute that changed these standings
+
+    @property
+    def tag(self) -> str:
+        """The page's tag: the content, and the notice when a recompute is overdue."""
+        return self.digest + ("-r" if self.overdue else "")
+
+    @property
+    def etag(self) -> str:
+        """The API's tag: the content and the ``stale`` field it answers with."""
+        return f'"{self.digest}{"-stale" if self.stale else ""}"'
+
+    @property
+    def keep_for(self) -> int:
+        """How long the mark holds without a writer's word: a pending recompute turns
+        overdue by the clock alone."""
+        return STALE_AFTER if self.stale and not self.overdue else TAG_SECONDS
+
+
+def keep_standings(key: str, mark: StandingsMark) -> None:
+    cache.set(key, mark, mark.keep_for)
