@@ -5,11 +5,11 @@ at tables, pairs rounds and moves bracket winners on.
 """
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Case, Max, Value, When
+from django.db.models import Case, Max, Q, Value, When
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -693,6 +693,86 @@ def assign_referee(match: Match, referee, *, by) -> Match:
                 game.referees.remove(previous)
             game.referees.add(referee)
     return match
+
+
+def assign_round_referees(round_: Round, assignments: Mapping[int, Any], *, by) -> list[Match]:
+    """Set the referees of a round's tables in one go, all or nothing.
+
+    ``assignments`` maps a table number to its referee, or to None to leave the table
+    without one. Every referee must already be the event's staff; returns the tables
+    whose referee changed.
+    """
+    with transaction.atomic():
+        round_ = (
+            Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_.pk)
+        )
+        tournament = round_.stage.tournament
+        require(by, "tournament.manage", tournament)
+        tables = {
+            match.table_number: match
+            for match in Match.objects.select_for_update().filter(
+                round=round_, table_number__in=list(assignments)
+            )
+        }
+        missing = sorted(set(assignments) - set(tables))
+        if missing:
+            raise TournamentError(
+                say(
+                    "Round {number} has no table {tables}.",
+                    number=round_.number,
+                    tables=", ".join(map(str, missing)),
+                ),
+                "assignments",
+            )
+        byes = sorted(number for number in assignments if tables[number].bye)
+        if byes:
+            raise TournamentError(
+                say(
+                    "A bye has no table to referee (table {tables}).",
+                    tables=", ".join(map(str, byes)),
+                ),
+                "assignments",
+            )
+        wanted = {referee.pk: referee for referee in assignments.values() if referee is not None}
+        staff = set(
+            Staff.objects.filter(tournament=tournament, user_id__in=list(wanted)).values_list(
+                "user_id", flat=True
+            )
+        )
+        outsiders = sorted(wanted[pk].username for pk in set(wanted) - staff)
+        if outsiders:
+            # Only the event's own staff referee it, as for a single table.
+            raise TournamentError(
+                say(
+                    "{username} is not a referee or organizer of this tournament; "
+                    "invite them first.",
+                    username=", ".join(outsiders),
+                ),
+                "referee",
+            )
+        changed = [
+            match
+            for number, match in sorted(tables.items())
+            if match.referee_id != (assignments[number].pk if assignments[number] else None)
+        ]
+        referees = Game.referees.through
+        replaced = Q()
+        for match in changed:
+            if match.game_id and match.referee_id is not None:
+                replaced |= Q(game_id=match.game_id, user_id=match.referee_id)
+            match.referee = assignments[match.table_number]
+        if replaced:
+            referees.objects.filter(replaced).delete()
+        Match.objects.bulk_update(changed, ["referee"])
+        referees.objects.bulk_create(
+            [
+                referees(game_id=match.game_id, user_id=match.referee.pk)
+                for match in changed
+                if match.game_id and match.referee is not None
+            ],
+            ignore_conflicts=True,
+        )
+    return changed
 
 
 # --- rounds -------------------------------------------------------------------------------
