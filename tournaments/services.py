@@ -898,34 +898,47 @@ def _game_seats(tournament: Tournament, entrants: list[Entrant]) -> list:
 
 
 def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -> list[Match]:
-    from scoring.services import create_game
+    """Write a pairing's tables: their games, matches and seats, in a few bulk inserts."""
+    from scoring.services import create_games
 
     tournament = stage.tournament
-    by_id = {e.pk: e for e in Entrant.objects.filter(tournament=tournament)}
-    matches = []
-    for offset, table in enumerate(result.tables):
-        number = first_table + offset
-        entrants = [by_id[entrant_id] for entrant_id in table.entrants]
-        game = None
-        if not table.bye:
-            game = create_game(
-                ruleset_key=tournament.ruleset_key,
-                overrides=tournament.overrides,
-                seats=_game_seats(tournament, entrants),
-                label=f"{tournament.name} · {stage.name} · round {round_.number}, table {number}",
-                public=tournament.public,
-                followed=True,
-                held=round_.status == Round.Status.DRAFT,
+    ids = {entrant_id for table in result.tables for entrant_id in table.entrants}
+    by_id = Entrant.objects.select_related("player", "partner").in_bulk(ids)
+    numbered = [
+        (first_table + offset, table, [by_id[entrant_id] for entrant_id in table.entrants])
+        for offset, table in enumerate(result.tables)
+    ]
+    played = [(number, entrants) for number, table, entrants in numbered if not table.bye]
+    games = create_games(
+        ruleset_key=tournament.ruleset_key,
+        overrides=tournament.overrides,
+        tables=[
+            (
+                _game_seats(tournament, entrants),
+                f"{tournament.name} · {stage.name} · round {round_.number}, table {number}",
             )
-        slot = table.slot or (f"P{table.pool}" if table.pool else "")
-        match = Match.objects.create(
-            round=round_, table_number=number, game=game, bye=table.bye, slot=slot
+            for number, entrants in played
+        ],
+        public=tournament.public,
+        followed=True,
+        held=round_.status == Round.Status.DRAFT,
+    )
+    game_at = {number: game for (number, _), game in zip(played, games, strict=True)}
+    matches = Match.objects.bulk_create(
+        Match(
+            round=round_,
+            table_number=number,
+            game=game_at.get(number),
+            bye=table.bye,
+            slot=table.slot or (f"P{table.pool}" if table.pool else ""),
         )
-        MatchSeat.objects.bulk_create(
-            MatchSeat(match=match, round=round_, entrant=entrant, position=position)
-            for position, entrant in enumerate(entrants)
-        )
-        matches.append(match)
+        for number, table, _ in numbered
+    )
+    MatchSeat.objects.bulk_create(
+        MatchSeat(match=match, round=round_, entrant=entrant, position=position)
+        for match, (_, _, entrants) in zip(matches, numbered, strict=True)
+        for position, entrant in enumerate(entrants)
+    )
     return matches
 
 

@@ -8,7 +8,7 @@ from django.core.exceptions import PermissionDenied
 from scoring.models import Game
 from scoring.services import record_hand
 from tests.factories import UserFactory, event_referee
-from tournaments.models import Match, MatchSeat, Round, Staff, Stage
+from tournaments.models import Match, MatchSeat, Round, Staff, Stage, StandingsState
 from tournaments.services import (
     BulkRegistrationError,
     TournamentConflict,
@@ -327,3 +327,32 @@ def test_double_elimination_of_eight_advances_to_its_grand_final(organizer):
     slots = set(Match.objects.filter(round__stage=stage).values_list("slot", flat=True))
     assert {"W3-1", "L4-1", "GF"} <= slots
     assert len(played) == 14  # 7 in the winners' bracket, 6 in the losers', the final
+
+
+def swiss_round_queries(organizer, players: int, capture) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    tournament = create_tournament(
+        by=organizer, name=f"Suizo {players}", ruleset_key="cutthroat", table_size=4
+    )
+    register_entrants(tournament, by=organizer, text="\n".join([
+        f"Jugador {i}" for i in range(players)
+    ]))  # fmt: skip
+    stage = add_stage(tournament, by=organizer, name="Suizo", format="swiss")
+    with CaptureQueriesContext(connection) as queries, capture(execute=True):
+        round_ = generate_round(stage, by=organizer)
+    assert round_.matches.count() == players // 4
+    assert MatchSeat.objects.filter(round=round_).count() == players
+    assert not StandingsState.objects.filter(tournament=tournament, dirty=True).exists()
+    return len(queries)
+
+
+def test_a_round_is_paired_in_the_same_few_queries_however_many_tables(
+    organizer, django_capture_on_commit_callbacks
+):
+    small = swiss_round_queries(organizer, 16, django_capture_on_commit_callbacks)
+    large = swiss_round_queries(organizer, 128, django_capture_on_commit_callbacks)
+    # Eight times the tables: the same statements (SQLite may split a bulk insert in two).
+    assert small <= large <= small + 3
+    assert large <= 30
