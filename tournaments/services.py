@@ -1055,12 +1055,12 @@ def publish_round(round_: Round, *, by) -> Round:
         release_games(
             Match.objects.filter(round=round_, game__isnull=False).values_list("game_id", flat=True)
         )
-        if round_.matches.filter(bye=True).exists():
-            # A bye counts in the standings from the moment its round is published.
-            from tournaments.tasks import request_recompute
+        # The standings take the round in from now on (a bye counts at once); a draft's
+        # tables asked for nothing when they were created.
+        from tournaments.tasks import request_recompute
 
-            tournament_id = round_.stage.tournament_id
-            transaction.on_commit(lambda: request_recompute(tournament_id))
+        tournament_id = round_.stage.tournament_id
+        transaction.on_commit(lambda: request_recompute(tournament_id))
     return round_
 
 
