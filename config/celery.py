@@ -15,7 +15,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-@app.task(name="capicu.health")
+@app.task(name="capicu.health", ignore_result=False)
 def health(token: str = "ok") -> str:
     """Echo a token back: proves a worker is consuming from the broker."""
     return token

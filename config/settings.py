@@ -2,6 +2,7 @@
 
 DATABASE_URL  default: SQLite file ``db.sqlite3`` in the project folder
 REDIS_URL     unset: Celery runs tasks in-process; set: the real broker and cache
+REDIS_CONNECT_TIMEOUT, REDIS_SOCKET_TIMEOUT  seconds before Redis counts as away (0.25, 0.5)
 SECRET_KEY    required when DEBUG is off
 DEBUG         default on for development; "0"/"false" for production
 ALLOWED_HOSTS comma-separated; default localhost names in development
@@ -175,11 +176,23 @@ STORAGES = {
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
+# Redis is the broker and the cache. While it is away no request may wait on it for
+# more than a fraction of a second: every connection gives up quickly, a failed publish
+# is retried once, and the cache reads an error as a miss (config/cache.py). A hand is
+# saved all the same, and the beat sweep queues the standings once Redis is back.
+REDIS_CONNECT_TIMEOUT = float(os.environ.get("REDIS_CONNECT_TIMEOUT", "0.25"))
+REDIS_SOCKET_TIMEOUT = float(os.environ.get("REDIS_SOCKET_TIMEOUT", "0.5"))
+
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
+            "OPTIONS": {
+                "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+                "socket_timeout": REDIS_SOCKET_TIMEOUT,
+                "retry_on_timeout": False,
+            },
         }
     }
 else:
@@ -187,14 +200,33 @@ else:
 
 # Celery: the real broker when REDIS_URL is set, otherwise every task runs eagerly.
 CELERY_BROKER_URL = REDIS_URL or "memory://"
+# Nothing reads the standings tasks' results, so none is stored and publishing never
+# touches a result backend; only the health check asks for one (capicu.health).
 CELERY_RESULT_BACKEND = REDIS_URL or None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND_ALWAYS_RETRY = False
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = REDIS_CONNECT_TIMEOUT
+CELERY_REDIS_SOCKET_TIMEOUT = REDIS_SOCKET_TIMEOUT
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
+CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_CONNECT_TIMEOUT
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": 300,
+    "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+    "socket_timeout": REDIS_SOCKET_TIMEOUT,
+    "retry_on_timeout": False,
+}
+CELERY_TASK_PUBLISH_RETRY = True
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0.05,
+    "interval_step": 0.1,
+    "interval_max": 0.1,
+}
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "sweep-standings": {"task": "tournaments.tasks.sweep_standings", "schedule": 30.0},

@@ -87,46 +87,91 @@ def create_game(
     table); ``game_changed`` says so with every change. ``held`` keeps it closed until
     ``release_games`` opens it (a table whose round is still a draft).
     """
-    overrides = dict(overrides or {})
-    specs = [seat if isinstance(seat, SeatSpec) else SeatSpec(player=seat) for seat in seats]
-    # Resolving now refuses an unknown preset, a bad override or a table size the rule
-    # set does not allow before anything is written.
-    ruleset = get_ruleset(ruleset_key, players=len(specs), overrides=overrides)
-    seat_names = list(SEAT_NAMES[: len(specs)])
-    side_names = ["+".join(names) for names in _side_names(ruleset, seat_names)]
     with transaction.atomic():
-        game = Game.objects.create(
-            totals=dict.fromkeys(side_names, 0),
-            tallies={name: dict(engine.TALLY_ZERO) for name in side_names},
+        (game,) = create_games(
             ruleset_key=ruleset_key,
+            tables=[(seats, label)],
+            by=by,
             overrides=overrides,
-            label=label,
             public=public,
             followed=followed,
-            held=held and not start,
-            created_by=by if getattr(by, "pk", None) else None,
+            held=held,
+            start=start,
+        )
+        if referees:
+            game.referees.add(*referees)
+    return game
+
+
+def create_games(
+    *,
+    ruleset_key: str,
+    tables: Sequence[tuple[Sequence[SeatSpec | Any], str]],
+    by=None,
+    overrides: dict | None = None,
+    public: bool = True,
+    followed: bool = False,
+    held: bool = False,
+    start: bool = False,
+) -> list[Game]:
+    """Create one game per ``(seats, label)`` under one rule set, in a few bulk inserts.
+
+    A round of a large event seats a hundred tables at once: three inserts for all of
+    them rather than several per table.
+    """
+    overrides = dict(overrides or {})
+    specs = [
+        [seat if isinstance(seat, SeatSpec) else SeatSpec(player=seat) for seat in seats]
+        for seats, _ in tables
+    ]
+    layouts = {}
+    for count in sorted({len(seats) for seats in specs}):
+        # Resolving now refuses an unknown preset, a bad override or a table size the
+        # rule set does not allow before anything is written.
+        ruleset = get_ruleset(ruleset_key, players=count, overrides=overrides)
+        seat_names = list(SEAT_NAMES[:count])
+        sides = ["+".join(names) for names in _side_names(ruleset, seat_names)]
+        layouts[count] = (seat_names, sides, ruleset)
+    creator = by if getattr(by, "pk", None) else None
+    with transaction.atomic():
+        games = Game.objects.bulk_create(
+            Game(
+                totals=dict.fromkeys(layouts[len(seats)][1], 0),
+                tallies={name: dict(engine.TALLY_ZERO) for name in layouts[len(seats)][1]},
+                ruleset_key=ruleset_key,
+                overrides=overrides,
+                label=label,
+                public=public,
+                followed=followed,
+                held=held and not start,
+                created_by=creator,
+                revision=1,
+            )
+            for seats, (_, label) in zip(specs, tables, strict=True)
         )
         sides = Side.objects.bulk_create(
-            Side(game=game, position=index, name=name) for index, name in enumerate(side_names)
+            Side(game=game, position=index, name=name)
+            for game, seats in zip(games, specs, strict=True)
+            for index, name in enumerate(layouts[len(seats)][1])
         )
-        side_of = {name: side for side in sides for name in side.name.split("+")}
+        side_of = {(side.game_id, name): side for side in sides for name in side.name.split("+")}
         Seat.objects.bulk_create(
             Seat(
                 game=game,
                 position=index,
                 name=name,
-                side=side_of[name],
+                side=side_of[game.pk, name],
                 player=spec.player,
                 display_name=spec.display_name or (str(spec.player) if spec.player else name),
             )
-            for index, (name, spec) in enumerate(zip(seat_names, specs, strict=True))
+            for game, seats in zip(games, specs, strict=True)
+            for index, (name, spec) in enumerate(zip(layouts[len(seats)][0], seats, strict=True))
         )
-        if referees:
-            game.referees.add(*referees)
-        if start:
-            _start(game, ruleset)
-        _changed(game, "created")
-    return game
+        for game, seats in zip(games, specs, strict=True):
+            if start:
+                _start(game, layouts[len(seats)][2])
+            _changed(game, "created", revision_saved=True)
+    return games
 
 
 def start_game(

@@ -65,3 +65,47 @@ def test_sqlite_is_the_default_database(settings):
     if os.environ.get("DATABASE_URL"):
         return
     assert settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+
+
+def closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+PUBLISH_WITH_REDIS_AWAY = """
+import time, django
+django.setup()
+from config.celery import app
+from tournaments.tasks import recompute_standings
+
+def no_backend(*args, **kwargs):
+    raise AssertionError("publishing touched the result backend")
+
+app.backend.on_task_call = no_backend
+started = time.monotonic()
+try:
+    recompute_standings.delay(1)
+except Exception as error:
+    print(type(error).__name__, round(time.monotonic() - started, 3))
+"""
+
+
+def test_a_standings_task_published_while_redis_is_away_fails_fast_and_skips_results():
+    result = subprocess.run(
+        [sys.executable, "-c", PUBLISH_WITH_REDIS_AWAY],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "REDIS_URL": f"redis://127.0.0.1:{closed_port()}/0",
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    kind, seconds = result.stdout.split()
+    assert kind == "OperationalError", result.stdout + result.stderr  # the broker, not results
+    assert float(seconds) < 1

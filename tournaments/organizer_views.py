@@ -338,21 +338,30 @@ def _do_swap(request, tournament):
 
 
 def _do_assign(request, tournament):
-    referee = _staff_user(tournament, request.POST.get("referee"))
+    # An empty choice leaves the table (or every table) without a referee.
+    chosen = request.POST.get("referee") or ""
+    referee = _staff_user(tournament, chosen) if chosen.strip() else None
     if request.POST.get("match") == "all":
         round_ = _round(tournament, request.POST.get("round"))
-        matches = list(round_.matches.filter(bye=False))
-        for match in matches:
-            services.assign_referee(match, referee, by=request.user)
+        tables = list(round_.matches.filter(bye=False).values_list("table_number", flat=True))
+        services.assign_round_referees(round_, dict.fromkeys(tables, referee), by=request.user)
+        if referee is None:
+            return gettext("No table of round {number} has a referee now.").format(
+                number=round_.number
+            )
         return gettext("{username} referees all {matches} tables of round {number}.").format(
-            username=referee.username, matches=len(matches), number=round_.number
+            username=referee.username, matches=len(tables), number=round_.number
         )
     match = get_object_or_404(
-        Match,
+        Match.objects.select_related("round"),
         pk=digits(request.POST.get("match"), (1, ID_MAX)) or 0,
         round__stage__tournament=tournament,
     )
-    services.assign_referee(match, referee, by=request.user)
+    services.assign_round_referees(match.round, {match.table_number: referee}, by=request.user)
+    if referee is None:
+        return gettext("Table {table_number} has no referee now.").format(
+            table_number=match.table_number
+        )
     return gettext("{username} referees table {table_number}.").format(
         username=referee.username, table_number=match.table_number
     )

@@ -40,6 +40,10 @@ def follow_game(
     winners on when the change can move them."""
     if not followed:
         return  # a game outside any tournament: nothing to follow, nothing to look up
+    if change == "created":
+        # A new table has no result, and its round is a draft the standings leave out
+        # (a bracket's next table is seated by the game that finished): nothing to do.
+        return
     match = (
         Match.objects.filter(game_id=game_id)
         .select_related("round__stage__tournament")

@@ -5,7 +5,7 @@ at tables, pairs rounds and moves bracket winners on.
 """
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -750,6 +750,86 @@ def assign_referee(match: Match, referee, *, by) -> Match:
     return match
 
 
+def assign_round_referees(round_: Round, assignments: Mapping[int, Any], *, by) -> list[Match]:
+    """Set the referees of a round's tables in one go, all or nothing.
+
+    ``assignments`` maps a table number to its referee, or to None to leave the table
+    without one. Every referee must already be the event's staff; returns the tables
+    whose referee changed.
+    """
+    with transaction.atomic():
+        round_ = (
+            Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_.pk)
+        )
+        tournament = round_.stage.tournament
+        require(by, "tournament.manage", tournament)
+        tables = {
+            match.table_number: match
+            for match in Match.objects.select_for_update().filter(
+                round=round_, table_number__in=list(assignments)
+            )
+        }
+        missing = sorted(set(assignments) - set(tables))
+        if missing:
+            raise TournamentError(
+                say(
+                    "Round {number} has no table {tables}.",
+                    number=round_.number,
+                    tables=", ".join(map(str, missing)),
+                ),
+                "assignments",
+            )
+        byes = sorted(number for number in assignments if tables[number].bye)
+        if byes:
+            raise TournamentError(
+                say(
+                    "A bye has no table to referee (table {tables}).",
+                    tables=", ".join(map(str, byes)),
+                ),
+                "assignments",
+            )
+        wanted = {referee.pk: referee for referee in assignments.values() if referee is not None}
+        staff = set(
+            Staff.objects.filter(tournament=tournament, user_id__in=list(wanted)).values_list(
+                "user_id", flat=True
+            )
+        )
+        outsiders = sorted(wanted[pk].username for pk in set(wanted) - staff)
+        if outsiders:
+            # Only the event's own staff referee it, as for a single table.
+            raise TournamentError(
+                say(
+                    "{username} is not a referee or organizer of this tournament; "
+                    "invite them first.",
+                    username=", ".join(outsiders),
+                ),
+                "referee",
+            )
+        changed = [
+            match
+            for number, match in sorted(tables.items())
+            if match.referee_id != (assignments[number].pk if assignments[number] else None)
+        ]
+        referees = Game.referees.through
+        replaced = Q()
+        for match in changed:
+            if match.game_id and match.referee_id is not None:
+                replaced |= Q(game_id=match.game_id, user_id=match.referee_id)
+            match.referee = assignments[match.table_number]
+        if replaced:
+            referees.objects.filter(replaced).delete()
+        Match.objects.bulk_update(changed, ["referee"])
+        referees.objects.bulk_create(
+            [
+                referees(game_id=match.game_id, user_id=match.referee.pk)
+                for match in changed
+                if match.game_id and match.referee is not None
+            ],
+            ignore_conflicts=True,
+        )
+    return changed
+
+
 # --- rounds -------------------------------------------------------------------------------
 
 
@@ -873,34 +953,47 @@ def _game_seats(tournament: Tournament, entrants: list[Entrant]) -> list:
 
 
 def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -> list[Match]:
-    from scoring.services import create_game
+    """Write a pairing's tables: their games, matches and seats, in a few bulk inserts."""
+    from scoring.services import create_games
 
     tournament = stage.tournament
-    by_id = {e.pk: e for e in Entrant.objects.filter(tournament=tournament)}
-    matches = []
-    for offset, table in enumerate(result.tables):
-        number = first_table + offset
-        entrants = [by_id[entrant_id] for entrant_id in table.entrants]
-        game = None
-        if not table.bye:
-            game = create_game(
-                ruleset_key=tournament.ruleset_key,
-                overrides=tournament.overrides,
-                seats=_game_seats(tournament, entrants),
-                label=f"{tournament.name} · {stage.name} · round {round_.number}, table {number}",
-                public=tournament.public,
-                followed=True,
-                held=round_.status == Round.Status.DRAFT,
+    ids = {entrant_id for table in result.tables for entrant_id in table.entrants}
+    by_id = Entrant.objects.select_related("player", "partner").in_bulk(ids)
+    numbered = [
+        (first_table + offset, table, [by_id[entrant_id] for entrant_id in table.entrants])
+        for offset, table in enumerate(result.tables)
+    ]
+    played = [(number, entrants) for number, table, entrants in numbered if not table.bye]
+    games = create_games(
+        ruleset_key=tournament.ruleset_key,
+        overrides=tournament.overrides,
+        tables=[
+            (
+                _game_seats(tournament, entrants),
+                f"{tournament.name} · {stage.name} · round {round_.number}, table {number}",
             )
-        slot = table.slot or (f"P{table.pool}" if table.pool else "")
-        match = Match.objects.create(
-            round=round_, table_number=number, game=game, bye=table.bye, slot=slot
+            for number, entrants in played
+        ],
+        public=tournament.public,
+        followed=True,
+        held=round_.status == Round.Status.DRAFT,
+    )
+    game_at = {number: game for (number, _), game in zip(played, games, strict=True)}
+    matches = Match.objects.bulk_create(
+        Match(
+            round=round_,
+            table_number=number,
+            game=game_at.get(number),
+            bye=table.bye,
+            slot=table.slot or (f"P{table.pool}" if table.pool else ""),
         )
-        MatchSeat.objects.bulk_create(
-            MatchSeat(match=match, round=round_, entrant=entrant, position=position)
-            for position, entrant in enumerate(entrants)
-        )
-        matches.append(match)
+        for number, table, _ in numbered
+    )
+    MatchSeat.objects.bulk_create(
+        MatchSeat(match=match, round=round_, entrant=entrant, position=position)
+        for match, (_, _, entrants) in zip(matches, numbered, strict=True)
+        for position, entrant in enumerate(entrants)
+    )
     return matches
 
 

@@ -13,6 +13,7 @@ from scoring.services import (
     add_score_event,
     correct_hand,
     create_game,
+    create_games,
     record_hand,
     release_games,
     reopen_game,
@@ -536,3 +537,34 @@ def test_the_database_refuses_a_held_game_that_has_started(referee):
     game = start_game("cutthroat", 4, referee=referee)
     with pytest.raises(IntegrityError), transaction.atomic():
         Game.objects.filter(pk=game.pk).update(held=True)
+
+
+def test_create_games_seats_every_table_in_a_few_inserts(
+    django_assert_max_num_queries, django_capture_on_commit_callbacks
+):
+    players = PlayerFactory.create_batch(7)
+    changes = []
+
+    def heard(sender, game_id, change, **kwargs):
+        changes.append((game_id, change))
+
+    game_changed.connect(heard)
+    try:
+        with (
+            django_assert_max_num_queries(5),
+            django_capture_on_commit_callbacks(execute=True),
+        ):
+            pair, trio, pair2 = create_games(
+                ruleset_key="cutthroat",
+                tables=[(players[:2], "table 1"), (players[2:5], "table 2"), (players[5:], "")],
+                held=True,
+            )
+    finally:
+        game_changed.disconnect(heard)
+    assert [g.label for g in (pair, trio, pair2)] == ["table 1", "table 2", ""]
+    assert list(trio.seats.order_by("position").values_list("name", "player")) == [
+        ("A", players[2].pk), ("B", players[3].pk), ("C", players[4].pk)
+    ]  # fmt: skip
+    assert totals(trio) == {"A": 0, "B": 0, "C": 0}
+    assert all(g.held and g.revision == 1 and g.status == "scheduled" for g in (pair, trio))
+    assert changes == [(pair.pk, "created"), (trio.pk, "created"), (pair2.pk, "created")]

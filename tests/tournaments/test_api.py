@@ -3,6 +3,7 @@
 import random
 
 import pytest
+from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from accounts.models import IdempotencyKey
@@ -11,6 +12,7 @@ from tournaments.models import Match, StandingsState, Tournament
 from tournaments.selectors import standing_lines
 
 pytestmark = pytest.mark.django_db
+User = get_user_model()
 
 
 @pytest.fixture
@@ -369,6 +371,10 @@ def _paired(api, entrants: int = 4) -> str:
     return slug
 
 
+def round_of_four_tables(api) -> str:
+    return _paired(api, entrants=8)
+
+
 @pytest.mark.parametrize(
     "body",
     [[1, 2], "top", 7, {"top": "many"}, {"top": 0}, {"per_pool": -1}, {"top": True}],
@@ -430,3 +436,56 @@ def test_a_refused_write_repeated_with_its_key_is_refused_again_and_stores_nothi
     assert first.json()["errors"]
     assert "Idempotent-Replayed" not in again
     assert not IdempotencyKey.objects.exists()
+
+
+def test_one_request_assigns_the_referees_of_a_whole_round(api):
+    slug = round_of_four_tables(api)
+    for name in ("ana", "beto"):
+        join_as_referee(api, client_for(UserFactory(username=name)), slug, name)
+    url = f"/api/v1/tournaments/{slug}/rounds/1/referees/"
+    everyone = api.post(url, {"referee": "ana"}, format="json")
+    assert everyone.status_code == 200, everyone.content
+    assert [m["referee"] for m in everyone.json()["matches"]] == ["ana"] * 4
+
+    third = Match.objects.get(round__number=1, table_number=3)
+    body = {
+        "assignments": [
+            {"table": 1, "referee": "beto"},
+            {"match": third.pk, "referee": "beto"},
+            {"table": 4, "referee": None},
+        ]
+    }
+    response = api.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="round-1-referees")
+    assert response.status_code == 200, response.content
+    assert [m["referee"] for m in response.json()["matches"]] == ["beto", "ana", "beto", None]
+    assert set(third.game.referees.values_list("username", flat=True)) == {"beto"}
+    repeat = api.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="round-1-referees")
+    assert repeat.json() == response.json()
+
+
+def test_a_round_assignment_naming_a_non_staff_user_is_refused_whole(api):
+    slug = round_of_four_tables(api)
+    join_as_referee(api, client_for(UserFactory(username="ana")), slug, "ana")
+    UserFactory(username="outsider")
+    url = f"/api/v1/tournaments/{slug}/rounds/1/referees/"
+    body = {"assignments": [{"table": 1, "referee": "ana"}, {"table": 2, "referee": "outsider"}]}
+    response = api.post(url, body, format="json")
+    assert response.status_code == 400
+    assert "outsider is not a referee" in response.json()["errors"]["referee"][0]
+    assert not Match.objects.exclude(referee=None).exists()
+
+    refusals = [
+        ({"assignments": [{"table": 1, "match": 1, "referee": "ana"}]}, "assignments"),
+        ({"assignments": [{"table": 9, "referee": "ana"}]}, "assignments"),
+        ({"assignments": [{"table": 1, "referee": "ana"}] * 2}, "assignments"),
+        ({"assignments": [{"match": 2**40, "referee": "ana"}]}, "assignments"),
+        ({"referee": "ana", "assignments": []}, "non_field_errors"),
+    ]
+    for body, field in refusals:
+        refused = api.post(url, body, format="json")
+        assert refused.status_code == 400, (body, refused.content)
+        assert field in refused.json()["errors"], (body, refused.json())
+    assert not Match.objects.exclude(referee=None).exists()
+    referee = client_for(User.objects.get(username="ana"))
+    assert referee.post(url, {"referee": "ana"}, format="json").status_code == 403
+    assert client_for(None).post(url, {"referee": "ana"}, format="json").status_code == 401

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from scoring.models import Game
-from tests.factories import UserFactory
+from tests.factories import UserFactory, event_referee
 from tests.test_pages import make_event
 from tournaments import services
 from tournaments.demo import play
@@ -255,3 +255,42 @@ def test_the_new_tournament_form_refuses_numbers_outside_their_range(
     assert response.status_code == 400
     assert field in response.context["form"].errors
     assert not Tournament.objects.exists()
+
+
+def test_one_referee_for_every_table_is_one_call_and_nobody_clears_a_table(
+    client, organizer, monkeypatch
+):
+    tournament, round_ = make_event(organizer, players=16, slug="copa")
+    referee = event_referee(tournament, user=UserFactory(username="marta"))
+    calls = []
+    real = services.assign_round_referees
+    monkeypatch.setattr(
+        services,
+        "assign_round_referees",
+        lambda *args, **kwargs: calls.append(args) or real(*args, **kwargs),
+    )
+    client.force_login(organizer)
+    everyone = client.post(
+        "/t/copa/manage/assign/",
+        {"round": round_.pk, "match": "all", "referee": referee.pk},
+        follow=True,
+    )
+    assert messages_of(everyone)[-1] == "marta referees all 4 tables of round 1."
+    assert len(calls) == 1
+    assert set(round_.matches.values_list("referee", flat=True)) == {referee.pk}
+
+    first = round_.matches.get(table_number=1)
+    page = client.get(f"/t/copa/manage/?round={round_.number}").content.decode()
+    assert f'<select id="ref-{first.pk}" name="referee"><option value="">nobody' in page
+    cleared = client.post("/t/copa/manage/assign/", {"match": first.pk, "referee": ""}, follow=True)
+    assert messages_of(cleared)[-1] == "Table 1 has no referee now."
+    first.refresh_from_db()
+    assert first.referee is None
+    assert not first.game.referees.filter(pk=referee.pk).exists()
+    assert round_.matches.exclude(referee=None).count() == 3
+
+    nobody = client.post(
+        "/t/copa/manage/assign/", {"round": round_.pk, "match": "all", "referee": ""}, follow=True
+    )
+    assert messages_of(nobody)[-1] == "No table of round 1 has a referee now."
+    assert not round_.matches.exclude(referee=None).exists()

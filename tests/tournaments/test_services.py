@@ -9,7 +9,7 @@ from django.db.models import F
 from scoring.models import Game
 from scoring.services import record_hand
 from tests.factories import UserFactory, event_referee
-from tournaments.models import Match, MatchSeat, Round, Staff, Stage
+from tournaments.models import Match, MatchSeat, Round, Staff, Stage, StandingsState
 from tournaments.services import (
     BulkRegistrationError,
     TournamentConflict,
@@ -17,6 +17,7 @@ from tournaments.services import (
     add_stage,
     advance_bracket,
     assign_referee,
+    assign_round_referees,
     check_in,
     create_tournament,
     finish_stage,
@@ -182,6 +183,54 @@ def test_referee_assignment_makes_them_a_referee_of_the_game(organizer):
     referee = event_referee(tournament)
     assign_referee(match, referee, by=organizer)
     assert match.game.referees.filter(pk=referee.pk).exists()
+
+
+def eight_at_four_tables(organizer):
+    tournament = cutthroat(organizer, players=8)
+    tournament.table_size = 2
+    tournament.save(update_fields=["table_size"])
+    stage = add_stage(
+        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 1}
+    )
+    return tournament, generate_round(stage, by=organizer)
+
+
+def referees_of_games(round_) -> dict[int, set[int]]:
+    return {
+        match.table_number: set(match.game.referees.values_list("pk", flat=True))
+        for match in round_.matches.select_related("game")
+    }
+
+
+def test_a_whole_round_gets_its_referees_in_one_call(organizer, django_assert_max_num_queries):
+    tournament, round_ = eight_at_four_tables(organizer)
+    ana, beto = event_referee(tournament), event_referee(tournament)
+    assign_referee(round_.matches.get(table_number=1), beto, by=organizer)
+    with django_assert_max_num_queries(12):
+        changed = assign_round_referees(round_, {1: ana, 2: ana, 3: beto, 4: None}, by=organizer)
+    assert [m.table_number for m in changed] == [1, 2, 3]
+    assert dict(round_.matches.values_list("table_number", "referee")) == {
+        1: ana.pk, 2: ana.pk, 3: beto.pk, 4: None
+    }  # fmt: skip
+    # The replaced referee no longer scores table 1; the new ones score theirs.
+    assert referees_of_games(round_) == {1: {ana.pk}, 2: {ana.pk}, 3: {beto.pk}, 4: set()}
+
+    assign_round_referees(round_, {2: None}, by=organizer)  # an empty choice unassigns
+    assert round_.matches.get(table_number=2).referee is None
+    assert referees_of_games(round_)[2] == set()
+
+
+def test_a_round_assignment_naming_an_outsider_changes_nothing(organizer):
+    tournament, round_ = eight_at_four_tables(organizer)
+    ana, stranger = event_referee(tournament), UserFactory(username="stranger")
+    with pytest.raises(TournamentError, match="stranger is not a referee"):
+        assign_round_referees(round_, {1: ana, 2: stranger}, by=organizer)
+    with pytest.raises(TournamentError, match="has no table 9"):
+        assign_round_referees(round_, {1: ana, 9: ana}, by=organizer)
+    with pytest.raises(PermissionDenied):
+        assign_round_referees(round_, {1: ana}, by=ana)
+    assert not round_.matches.exclude(referee=None).exists()
+    assert referees_of_games(round_) == {table: set() for table in range(1, 5)}
 
 
 def test_swap_seats_before_play(organizer):
@@ -371,3 +420,32 @@ def test_double_elimination_of_eight_advances_to_its_grand_final(organizer):
     slots = set(Match.objects.filter(round__stage=stage).values_list("slot", flat=True))
     assert {"W3-1", "L4-1", "GF"} <= slots
     assert len(played) == 14  # 7 in the winners' bracket, 6 in the losers', the final
+
+
+def swiss_round_queries(organizer, players: int, capture) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    tournament = create_tournament(
+        by=organizer, name=f"Suizo {players}", ruleset_key="cutthroat", table_size=4
+    )
+    register_entrants(tournament, by=organizer, text="\n".join([
+        f"Jugador {i}" for i in range(players)
+    ]))  # fmt: skip
+    stage = add_stage(tournament, by=organizer, name="Suizo", format="swiss")
+    with CaptureQueriesContext(connection) as queries, capture(execute=True):
+        round_ = generate_round(stage, by=organizer)
+    assert round_.matches.count() == players // 4
+    assert MatchSeat.objects.filter(round=round_).count() == players
+    assert not StandingsState.objects.filter(tournament=tournament, dirty=True).exists()
+    return len(queries)
+
+
+def test_a_round_is_paired_in_the_same_few_queries_however_many_tables(
+    organizer, django_capture_on_commit_callbacks
+):
+    small = swiss_round_queries(organizer, 16, django_capture_on_commit_callbacks)
+    large = swiss_round_queries(organizer, 128, django_capture_on_commit_callbacks)
+    # Eight times the tables: the same statements (SQLite may split a bulk insert in two).
+    assert small <= large <= small + 3
+    assert large <= 30

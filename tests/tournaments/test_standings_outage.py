@@ -15,13 +15,15 @@ from pathlib import Path
 import pytest
 from django.db import connection
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from scoring.services import record_hand
-from tests.factories import UserFactory, bulk_event
+from tests.factories import UserFactory, bulk_event, event_referee
 from tests.workers import start_worker, stop_worker, worker_env
 from tournaments.models import Match, StandingsState
 from tournaments.services import (
     add_stage,
+    assign_referee,
     create_tournament,
     generate_round,
     publish_round,
@@ -157,6 +159,74 @@ def test_hands_are_kept_while_the_broker_is_down_and_standings_catch_up(broker, 
     body = client.get(f"/api/v1/tournaments/{tournament.slug}/standings/").json()
     assert body["stale"] is False
     assert max(row["all_metrics"]["points_for"] for row in body["rows"]) == 35
+
+
+@pytest.fixture
+def everything_on(broker, settings):
+    """The cache and the result backend on the throwaway Redis too, as in production."""
+    from config.celery import app
+
+    settings.CACHES = {
+        "default": {**settings.CACHES["default"], "LOCATION": broker.url}
+    }  # fmt: skip
+    saved = app.conf.result_backend
+    app.conf.result_backend = broker.url
+    forget_backend(app)
+    yield broker
+    app.conf.result_backend = saved
+    forget_backend(app)
+
+
+def forget_backend(app) -> None:
+    """Make the app build its result backend again from the current settings."""
+    app._backend_cache = None
+    app._local.__dict__.pop("backend", None)
+
+
+def test_a_hand_posted_while_redis_is_stopped_is_answered_within_a_second(everything_on, worker):
+    broker = everything_on
+    tournament, organizer, round_ = small_event()
+    assert wait_for(lambda: current(tournament.pk), 20), "standings never computed"
+    match = Match.objects.filter(round=round_).order_by("table_number").first()
+    referee = event_referee(tournament)
+    assign_referee(match, referee, by=organizer)
+    api = APIClient()
+    api.force_authenticate(referee)
+
+    broker.stop()
+    started = time.monotonic()
+    response = api.post(
+        f"/api/v1/games/{match.game_id}/hands/",
+        {"number": 1, "ended": "domino", "domino_by": "A", "pips": {"A": 0, "B": 30}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="table-1-hand-1",
+    )
+    waited = time.monotonic() - started
+    print(f"hand answered with Redis stopped in {waited:.3f} s")
+    assert response.status_code == 201, response.content
+    assert waited < 1
+    match.game.refresh_from_db()
+    assert match.game.hand_count == 1
+    started = time.monotonic()
+    body = APIClient().get(f"/api/v1/tournaments/{tournament.slug}/standings/").json()
+    assert time.monotonic() - started < 1  # the anonymous throttle's cache is down too
+    assert body["stale"] is True
+    repeat = api.post(
+        f"/api/v1/games/{match.game_id}/hands/",
+        {"number": 1, "ended": "domino", "domino_by": "A", "pips": {"A": 0, "B": 30}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="table-1-hand-1",
+    )
+    assert repeat.status_code == 201
+    match.game.refresh_from_db()
+    assert match.game.hand_count == 1  # the phone's retry stored nothing twice
+
+    broker.start()
+    assert sweep_standings() == 1
+    assert wait_for(lambda: current(tournament.pk), 30), worker.log_path.read_text()[-3000:]
+    body = APIClient().get(f"/api/v1/tournaments/{tournament.slug}/standings/").json()
+    assert body["stale"] is False
+    assert max(row["all_metrics"]["points_for"] for row in body["rows"]) == 30
 
 
 def pool_children(pid: int) -> list[int]:

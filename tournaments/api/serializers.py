@@ -5,7 +5,7 @@ from rest_framework import serializers
 
 from scoring.api import fields
 from scoring.api.serializers import bounded
-from scoring.bounds import ID_MAX
+from scoring.bounds import ID_MAX, SMALLINT_MAX
 from scoring.rulesets import PRESETS
 from tournaments.bounds import ADVANCING_RANGE, SEED_RANGE, TABLE_SIZE_RANGE
 from tournaments.models import Entrant, Invitation, Match, Round, Staff, Stage, Tournament
@@ -123,6 +123,46 @@ class SwapSerializer(serializers.Serializer):
             "max_length": _("Name the two entrants to swap: [id, id]."),
         },
     )
+
+
+class TableRefereeSerializer(serializers.Serializer):
+    """One table of the round (by number, or by its match id) and its referee."""
+
+    table = bounded(1, SMALLINT_MAX, required=False)
+    match = bounded(1, ID_MAX, required=False)
+    referee = serializers.CharField(
+        max_length=150,
+        allow_null=True,
+        allow_blank=True,
+        help_text="The referee's username; null or empty leaves the table without one.",
+    )
+
+    def validate(self, attrs):
+        if ("table" in attrs) == ("match" in attrs):
+            raise serializers.ValidationError(
+                _("Name each table by its number (table) or its match id (match), not both.")
+            )
+        return attrs
+
+
+class RoundRefereesSerializer(serializers.Serializer):
+    """Referees for a whole round: table by table, or one referee for every table."""
+
+    assignments = TableRefereeSerializer(many=True, required=False, max_length=SMALLINT_MAX)
+    referee = serializers.CharField(
+        max_length=150,
+        allow_null=True,
+        allow_blank=True,
+        required=False,
+        help_text="One referee for every table of the round (null or empty: none).",
+    )
+
+    def validate(self, attrs):
+        if ("assignments" in attrs) == ("referee" in attrs):
+            raise serializers.ValidationError(
+                _("Give either assignments (table by table) or one referee for every table.")
+            )
+        return attrs
 
 
 class MatchSerializer(serializers.ModelSerializer):

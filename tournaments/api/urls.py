@@ -44,6 +44,11 @@ urlpatterns = [
         name="tournament-round-swap",
     ),
     path(
+        "tournaments/<slug:slug>/rounds/<int:number>/referees/",
+        views.RoundRefereesView.as_view(),
+        name="tournament-round-referees",
+    ),
+    path(
         "tournaments/<slug:slug>/standings/",
         views.StandingsView.as_view(),
         name="tournament-standings",

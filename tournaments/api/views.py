@@ -479,6 +479,95 @@ class RoundSwapView(TournamentMixin, APIView):
         return self.act(request, swap)
 
 
+class RoundRefereesView(TournamentMixin, APIView):
+    """Assign the referees of a whole round in one request, all or nothing."""
+
+    @extend_schema(
+        request=s.RoundRefereesSerializer,
+        responses=s.RoundSerializer,
+        parameters=[OpenApiParameter("stage", OpenApiTypes.INT)],
+    )
+    def post(self, request, slug: str, number: int):
+        tournament = self.get_tournament(request, slug, manage=True)
+        stage = _stage_of(tournament, request)
+        round_ = Round.objects.filter(stage=stage, number=number).first()
+        if round_ is None:
+            raise Http404
+
+        def assign():
+            body = s.RoundRefereesSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            wanted = body.validated_data
+            if "referee" in wanted:
+                tables = round_.matches.filter(bye=False).values_list("table_number", flat=True)
+                name = (wanted["referee"] or "").strip() or None
+                pairs = [(table, name) for table in tables]
+            else:
+                pairs = _tables_named(round_, wanted["assignments"])
+            staff = _staff_named(tournament, {name for _, name in pairs if name})
+            services.assign_round_referees(
+                round_,
+                {table: staff[name] if name else None for table, name in pairs},
+                by=request.user,
+            )
+            return Response(
+                s.RoundSerializer(_with_tables(Round.objects.filter(pk=round_.pk)).get()).data
+            )
+
+        return self.act(request, assign)
+
+
+def _tables_named(round_: Round, assignments: list[dict]) -> list[tuple[int, str | None]]:
+    """(table number, username) for each assignment, its match id read as its table."""
+    numbers = dict(
+        round_.matches.filter(pk__in=[a["match"] for a in assignments if "match" in a]).values_list(
+            "pk", "table_number"
+        )
+    )
+    pairs = []
+    for assignment in assignments:
+        if "match" in assignment and assignment["match"] not in numbers:
+            raise services.TournamentError(
+                say(
+                    "Match {match} is not a table of round {number}.",
+                    match=assignment["match"],
+                    number=round_.number,
+                ),
+                "assignments",
+            )
+        table = assignment.get("table") or numbers[assignment["match"]]
+        pairs.append((table, (assignment["referee"] or "").strip() or None))
+    tables = [table for table, _ in pairs]
+    if len(set(tables)) != len(tables):
+        raise services.TournamentError(say("A table is listed twice."), "assignments")
+    return pairs
+
+
+def _staff_named(tournament: Tournament, names: set[str]) -> dict:
+    """The event's staff by username; a name outside the staff is refused.
+
+    Only the event's own staff are looked up: a user outside it gets the same answer
+    whether or not the name exists.
+    """
+    wanted = set(names)
+    found = {
+        user.username: user
+        for user in get_user_model()
+        .objects.filter(tournament_roles__tournament=tournament, username__in=wanted)
+        .distinct()
+    }
+    unknown = sorted(wanted - set(found))
+    if unknown:
+        raise services.TournamentError(
+            say(
+                "{username} is not a referee or organizer of this tournament; invite them first.",
+                username=", ".join(unknown),
+            ),
+            "referee",
+        )
+    return found
+
+
 class ExportView(TournamentMixin, APIView):
     """CSV exports: ``standings`` (every metric) or ``results`` (a row per hand per side)."""
 

@@ -1,0 +1,80 @@
+"""The Redis cache, where an unreachable Redis is a miss and never a failed request.
+
+Throttling counters and the live pages' tags sit in this cache. If Redis stops or hangs,
+a request must still be answered (without the cache's help): every Redis error is logged
+and read as "nothing cached", the settings' short socket timeouts bound the first
+failure, and for a couple of seconds after it this process does not ask Redis again, so
+a request that reads the cache several times pays for at most one timeout.
+"""
+
+import logging
+import time
+
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
+
+# Seconds a process leaves Redis alone after an error before trying it again.
+REST_AFTER_ERROR = 2.0
+
+
+class ForgivingRedisCache(RedisCache):
+    """Django's Redis cache whose operations fall back to a miss when Redis is away."""
+
+    _away_until = 0.0
+
+    def _try(self, operation: str, call, fallback):
+        if time.monotonic() < ForgivingRedisCache._away_until:
+            return fallback
+        try:
+            return call()
+        except RedisError:
+            ForgivingRedisCache._away_until = time.monotonic() + REST_AFTER_ERROR
+            log.warning("cache %s skipped: Redis unreachable", operation, exc_info=True)
+            return fallback
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._try(
+            "add", lambda: super(__class__, self).add(key, value, timeout, version), False
+        )
+
+    def get(self, key, default=None, version=None):
+        return self._try("get", lambda: super(__class__, self).get(key, default, version), default)
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        self._try("set", lambda: super(__class__, self).set(key, value, timeout, version), None)
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._try(
+            "touch", lambda: super(__class__, self).touch(key, timeout, version), False
+        )
+
+    def delete(self, key, version=None):
+        return self._try("delete", lambda: super(__class__, self).delete(key, version), False)
+
+    def get_many(self, keys, version=None):
+        return self._try("get_many", lambda: super(__class__, self).get_many(keys, version), {})
+
+    def has_key(self, key, version=None):
+        return self._try("has_key", lambda: super(__class__, self).has_key(key, version), False)
+
+    def incr(self, key, delta=1, version=None):
+        missing = object()
+        value = self._try("incr", lambda: super(__class__, self).incr(key, delta, version), missing)
+        if value is missing:
+            # What Django's caches say of a key they do not hold.
+            raise ValueError(f"Key '{key}' not found")
+        return value
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._try(
+            "set_many", lambda: super(__class__, self).set_many(data, timeout, version), list(data)
+        )
+
+    def delete_many(self, keys, version=None):
+        self._try("delete_many", lambda: super(__class__, self).delete_many(keys, version), None)
+
+    def clear(self):
+        return self._try("clear", lambda: super(__class__, self).clear(), False)

@@ -1,0 +1,89 @@
+"""The Redis cache reads an unreachable or silent Redis as a miss, quickly."""
+
+import socket
+import time
+
+import pytest
+
+from config import cache as forgiving
+from config.cache import ForgivingRedisCache
+
+
+@pytest.fixture(autouse=True)
+def rested():
+    ForgivingRedisCache._away_until = 0.0
+    yield
+    ForgivingRedisCache._away_until = 0.0
+
+
+def cache_at(port: int) -> ForgivingRedisCache:
+    return ForgivingRedisCache(
+        f"redis://127.0.0.1:{port}/0",
+        {"OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.5}},
+    )
+
+
+@pytest.fixture
+def closed_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return port
+
+
+@pytest.fixture
+def silent_port():
+    """A server that accepts connections and never answers (a hung Redis)."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(16)
+        yield server.getsockname()[1]
+
+
+def test_a_stopped_redis_is_a_miss_for_every_operation(closed_port):
+    cache = cache_at(closed_port)
+    assert cache.get("tag", "fallback") == "fallback"
+    ForgivingRedisCache._away_until = 0.0
+    assert cache.add("tag", 1) is False
+    ForgivingRedisCache._away_until = 0.0
+    cache.set("tag", 1)
+    ForgivingRedisCache._away_until = 0.0
+    assert cache.get_many(["a", "b"]) == {}
+    ForgivingRedisCache._away_until = 0.0
+    assert cache.set_many({"a": 1}) == ["a"]
+    ForgivingRedisCache._away_until = 0.0
+    assert cache.has_key("tag") is False
+    ForgivingRedisCache._away_until = 0.0
+    with pytest.raises(ValueError):
+        cache.incr("hits")
+
+
+def test_a_silent_redis_costs_one_timeout_then_nothing_for_a_while(silent_port):
+    cache = cache_at(silent_port)
+    started = time.monotonic()
+    assert cache.get("tag") is None
+    first = time.monotonic() - started
+    started = time.monotonic()
+    assert cache.get("tag") is None
+    cache.set("tag", 1)
+    after = time.monotonic() - started
+    assert first < 1
+    assert after < 0.05  # resting: Redis is not asked again at once
+
+
+def test_redis_is_asked_again_after_the_rest(closed_port, monkeypatch):
+    cache = cache_at(closed_port)
+    asked = []
+    cache.get("tag")
+    monkeypatch.setattr(forgiving, "REST_AFTER_ERROR", 0.0)
+    monkeypatch.setattr(
+        ForgivingRedisCache,
+        "_away_until",
+        time.monotonic() - 1,
+    )
+    monkeypatch.setattr(
+        "django.core.cache.backends.redis.RedisCache.get",
+        lambda self, key, default=None, version=None: asked.append(key) or "cached",
+    )
+    assert cache.get("tag") == "cached"
+    assert asked == ["tag"]
