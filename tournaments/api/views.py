@@ -5,6 +5,7 @@ from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q
 from django.http import Http404, HttpResponseNotModified
 from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
@@ -213,19 +214,19 @@ class StageFinishView(TournamentMixin, APIView):
 
 
 def _stage_of(tournament: Tournament, request) -> Stage:
-    wanted = request.query_params.get("stage") or (
-        request.data.get("stage") if isinstance(request.data, dict) else None
-    )
+    wanted = request.query_params.get("stage")
+    if wanted is None and isinstance(request.data, dict):
+        wanted = request.data.get("stage")
     stages = tournament.stages.all()
-    if wanted is not None:
+    if wanted is not None:  # an empty ?stage= is a stage nobody has, not "the current one"
         number = whole_number(wanted)
         stage = stages.filter(order=number).first() if number is not None else None
         if stage is None:
-            raise ValidationError({"stage": [f"There is no stage {wanted}."]})
+            raise ValidationError({"stage": [_("There is no stage {stage}.").format(stage=wanted)]})
         return stage
     stage = stages.exclude(status=Stage.Status.FINISHED).first() or stages.last()
     if stage is None:
-        raise ValidationError({"stage": ["Add a stage first."]})
+        raise ValidationError({"stage": [_("Add a stage first.")]})
     return stage
 
 
