@@ -308,6 +308,7 @@ async def _referee(port, table, deadline, log, acks, finished, seed):
 
 def referees_main(port, tables, seconds, out, seed):
     """Process entry: play every table, then report the request log and the finishes."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's unwinding handler
     cpu = time.process_time()
     started = time.monotonic()
     deadline = started + seconds
@@ -365,6 +366,7 @@ async def _poll_part(port, url, part, stop, polls, offset):
 
 def viewers_main(port, urls, count, stop, out, seed):
     """Process entry: ``count`` viewers poll until told to stop; report every poll."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     cpu = time.process_time()
     rng = random.Random(seed)
     polls = []
@@ -1119,9 +1121,9 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
         "PASS" if checks["verify_exit"] == 0 else "FAIL",
     )
     width = max(len(row[0]) for row in rows) + 2
-    print(f"{'target (issue 14)':<{width}}{'measured':<44}{'goal':<24}result")
+    print(f"{'target (issue 14)':<{width}}{'measured':<44}{'goal':<28}result")
     for what, shown, goal, state in rows:
-        print(f"{what:<{width}}{shown:<44}{goal:<24}{state}")
+        print(f"{what:<{width}}{shown:<44}{goal:<28}{state}")
     print()
     print(f"wall time {wall:.0f} s; logs of the stack were in {stack.scratch}")
     return all(row[3] != "FAIL" for row in rows)
@@ -1200,20 +1202,22 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     began = time.monotonic()
     stack = Stack(args)
-    interrupted = []
+
+    def progress(text: str) -> None:
+        print(f"[{time.monotonic() - began:5.0f} s] {text}", flush=True)
 
     def on_term(signum, frame):  # SIGTERM: unwind through finally like Ctrl-C
-        interrupted.append(signum)
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_term)
     try:
-        print(f"starting the stack (database {stack.database}, logs in {stack.scratch}) ...")
+        progress(f"starting the stack (database {stack.database}, logs in {stack.scratch})")
         stack.up()
+        progress("stack up; building the event")
         tokens = shell_json(stack, ACCOUNTS % REFEREES)
         rounds = len(args.viewer_counts) + (0 if args.no_outage else 1)
         event = build_event(stack.web_port, tokens, rounds=rounds, target=args.target)
-        print(
+        progress(
             f"event /t/{event.slug}/ built; staff invited and accepted in "
             f"{event.setup['staff_seconds']:.1f} s"
         )
@@ -1224,18 +1228,18 @@ def main(argv=None) -> int:
         costs = {}
         for viewers, outage in plan:
             outage_note = ", Redis killed for a while" if outage else ""
-            print(f"round {len(phases) + 1}: {viewers} viewers{outage_note} ...", flush=True)
+            progress(f"round {len(phases) + 1}: {viewers} viewers{outage_note}")
             phase = play_phase(stack, event, viewers, outage=outage, args=args)
             phases.append(phase)
             figure = phase_figures(phase)
-            print(
-                f"  {figure['hands']} hands, {figure['games_finished']}/{figure['games']} games"
+            progress(
+                f"{figure['hands']} hands, {figure['games_finished']}/{figure['games']} games"
                 f" finished, referee p95 {ms(figure['referee']['p95'])},"
-                f" unchanged {pct(figure['unchanged'])}",
-                flush=True,
+                f" unchanged {pct(figure['unchanged'])}"
             )
             if not costs and not outage:
                 costs = probe_costs(stack.web_port, event)
+        progress("checking every hand against the database, then verify_games")
         checks = integrity(stack, phases)
         passed = report(stack, phases, costs, checks, time.monotonic() - began)
         return 0 if passed else 1
