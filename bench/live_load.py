@@ -782,9 +782,18 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
     results: dict[str, dict] = {}
     state = {"played": None}
 
+    def collect(wait: float) -> None:
+        # Read as results come: a child cannot exit before its queue is read.
+        try:
+            got = out.get(timeout=wait) if wait else out.get_nowait()
+        except queue.Empty:
+            return
+        results[got["who"]] = got
+
     def done(elapsed: float) -> bool:
         if state["played"] is None:
-            if referees.is_alive():
+            collect(0)
+            if "referees" not in results and referees.is_alive():
                 return elapsed > args.phase_seconds * 3 + 120
             state["played"] = elapsed
             stop.set()
@@ -815,12 +824,9 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
         )
         stop.set()
         expected = 1 + (1 if crowd else 0)
-        while len(results) < expected:
-            try:
-                got = out.get(timeout=60)
-            except queue.Empty:
-                break
-            results[got["who"]] = got
+        for _ in range(expected):
+            if len(results) < expected:
+                collect(60)
     finally:
         stop.set()
         for process in (referees, crowd):
