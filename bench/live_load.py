@@ -259,7 +259,10 @@ async def _referee(port, table, deadline, log, acks, finished, seed):
     number, leader = game["next_hand"], game["next_leader"]
     await asyncio.sleep(rng.uniform(0, 2))
     failures = 0
-    while number is not None and number <= 400 and failures < 20:
+    # Bounded in hands, failures and time whatever the server does.
+    while (
+        number is not None and number <= 400 and failures < 20 and time.monotonic() < deadline + 180
+    ):
         hand = play_hand(rules, seats, rng, leader=leader)
         body = {
             "number": number,
@@ -340,12 +343,12 @@ def referees_main(port, tables, seconds, out, seed):
 # The viewers' process: page viewers poll both live parts, API viewers the standings
 
 
-async def _poll_part(port, url, part, stop, polls, offset):
+async def _poll_part(port, url, part, stop, until, polls, offset):
     """Poll one live part every 5 s, keeping the tag (URL and ETag) it last received."""
     etag = None
     await asyncio.sleep(offset)
     tick = time.monotonic()
-    while not stop.is_set():
+    while not stop.is_set() and time.monotonic() < until:
         headers = {"If-None-Match": etag} if etag else {}
         if part != "api":
             headers["HX-Request"] = "true"
@@ -364,8 +367,12 @@ async def _poll_part(port, url, part, stop, polls, offset):
         await asyncio.sleep(tick - time.monotonic())
 
 
-def viewers_main(port, urls, count, stop, out, seed):
-    """Process entry: ``count`` viewers poll until told to stop; report every poll."""
+def viewers_main(port, urls, count, stop, until, out, seed):
+    """Process entry: ``count`` viewers poll until told to stop or ``until``; report every poll.
+
+    Viewers leave at the end of the phase's time even if games remain: the referees then
+    finish them without pauses, unmeasured, so one saturated phase cannot stall the run.
+    """
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     cpu = time.process_time()
     rng = random.Random(seed)
@@ -376,11 +383,13 @@ def viewers_main(port, urls, count, stop, out, seed):
         for viewer in range(count):
             offset = rng.uniform(0, POLL_SECONDS)
             if viewer % 5 == 4:
-                tasks.append(_poll_part(port, urls["api"], "api", stop, polls, offset))
+                tasks.append(_poll_part(port, urls["api"], "api", stop, until, polls, offset))
             else:
-                tasks.append(_poll_part(port, urls["tables"], "tables", stop, polls, offset))
+                tasks.append(_poll_part(port, urls["tables"], "tables", stop, until, polls, offset))
                 offset = rng.uniform(0, POLL_SECONDS)
-                tasks.append(_poll_part(port, urls["standings"], "standings", stop, polls, offset))
+                tasks.append(
+                    _poll_part(port, urls["standings"], "standings", stop, until, polls, offset)
+                )
         await asyncio.gather(*tasks)
 
     asyncio.run(watch())
@@ -771,7 +780,10 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
         target=referees_main, args=(port, opened["tables"], args.phase_seconds, out, seed)
     )
     crowd = (
-        context.Process(target=viewers_main, args=(port, urls, viewers, stop, out, seed))
+        context.Process(
+            target=viewers_main,
+            args=(port, urls, viewers, stop, time.monotonic() + args.phase_seconds, out, seed),
+        )
         if viewers
         else None
     )
@@ -837,6 +849,7 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
     played = results.get("referees", {})
     lags, unseen = standings_lags(played.get("finished", {}), entrants, seen)
     return {
+        "until": played.get("started", 0.0) + args.phase_seconds,
         "viewers": viewers,
         "outage": outage,
         "round": opened,
@@ -925,8 +938,9 @@ def phase_figures(phase: dict) -> dict:
     ]
     last_finish = max(played.get("finished", {}).values(), default=played.get("ended", 0.0))
     polls = phase["polls"]
-    share, counted = unchanged_share(polls, until=last_finish)
-    span = (last_finish - played["started"]) if played.get("started") else None
+    played_until = min(last_finish, phase["until"])
+    share, counted = unchanged_share(polls, until=played_until)
+    span = (played_until - played["started"]) if played.get("started") else None
     outage_requests = [entry for entry in log if in_outage(entry)] + [
         poll for poll in polls if in_outage(poll)
     ]
@@ -1007,6 +1021,12 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
             for p in phases
         )
     )
+    for phase, figure in zip(phases, figures, strict=True):
+        if figure["overtime_hands"]:
+            print(
+                f"round {phase['round']['number']}: {figure['overtime_hands']} hands after the"
+                " phase's time, played without pauses or viewers and left out of the figures"
+            )
     print()
     if costs:
         base_cost = costs["minimal: GET /api/v1/invitations/ (token)"]["median"]
