@@ -23,6 +23,12 @@ acknowledged hand stored exactly once, ``verify_games`` clean), each with the is
 target and PASS/FAIL. Every process it starts runs in its own process group and is
 stopped at the end, also on Ctrl-C or an error; the database is dropped.
 
+A referee's request gives up after 30 s and is sent again with the same key (as the
+phone does); a viewer's poll gives up after 20 s. A request that gave up counts in the
+latencies at its timeout and in the errors column, so a saturated server shows as a p95
+pinned at 30 s or 20 s. A phase lasts at most its time (60 s, --quick; 150 s): then the
+viewers leave and the referees finish the round without pauses, unmeasured.
+
 The load generator shares the machine's two cores with the server: it is plain asyncio
 over raw HTTP/1.1 (gunicorn's sync workers close every connection anyway), referees and
 viewers in separate processes, and it prints its own CPU time. Figures on a shared
@@ -1130,15 +1136,14 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
         "1",
         "PASS" if requests == 1 else "FAIL",
     )
+    doubled = checks["stored_twice"] + checks["acked_twice"]
     target(
         "hands acknowledged = stored once, none missing",
         f"{checks['acknowledged']} acked, {checks['stored']} stored, {checks['missing']} missing,"
-        f" {checks['stored_twice'] + checks['acked_twice']} doubled,"
-        f" {checks['unacknowledged']} unacked",
+        f" {doubled} doubled"
+        + (f", {checks['unacknowledged']} stored unacked" if checks["unacknowledged"] else ""),
         "0 missing, 0 doubled",
-        "PASS"
-        if not checks["missing"] and not checks["stored_twice"] and not checks["acked_twice"]
-        else "FAIL",
+        "PASS" if not checks["missing"] and not doubled else "FAIL",
     )
     target(
         "manage.py verify_games",
@@ -1147,9 +1152,9 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
         "PASS" if checks["verify_exit"] == 0 else "FAIL",
     )
     width = max(len(row[0]) for row in rows) + 2
-    print(f"{'target (issue 14)':<{width}}{'measured':<44}{'goal':<28}result")
+    print(f"{'target (issue 14)':<{width}}{'measured':<56}{'goal':<28}result")
     for what, shown, goal, state in rows:
-        print(f"{what:<{width}}{shown:<44}{goal:<28}{state}")
+        print(f"{what:<{width}}{shown:<56}{goal:<28}{state}")
     print()
     print(f"wall time {wall:.0f} s; logs of the stack were in {stack.scratch}")
     return all(row[3] != "FAIL" for row in rows)
