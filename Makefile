@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.capicu-installed
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test lint format install clean messages
+.PHONY: run test lint format install clean messages bench-live
 
 # The stamp is written only after a complete install, so an interrupted install is
 # simply redone on the next call.
@@ -39,6 +39,11 @@ messages: $(STAMP)
 	$(BIN)/python manage.py makemessages -l es --no-location --ignore ".venv/*" \
 		--ignore "tests/*" --ignore "bench/*" --ignore "staticfiles/*" --ignore "test-output/*"
 	$(BIN)/python -c "import polib; polib.pofile('locale/es/LC_MESSAGES/django.po').save_as_mofile('locale/es/LC_MESSAGES/django.mo')"
+
+# The live-load benchmark starts its own database, Redis, gunicorn and Celery; it prints
+# its figures against issue 14's targets. BENCH_ARGS=--quick for a shorter run.
+bench-live: $(STAMP)
+	$(BIN)/python bench/live_load.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache db.sqlite3

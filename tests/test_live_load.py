@@ -1,0 +1,91 @@
+"""The live-load bench's pure helpers, so the instrument does not rot between runs.
+
+The bench itself starts a whole stack and is run by hand (README, Benchmarks); these
+tests only load the module and check the arithmetic and parsing its figures rest on.
+"""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench" / "live_load.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("live_load", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_percentile_interpolates_between_ranks(bench):
+    samples = [5.0, 1.0, 4.0, 2.0, 3.0]
+    assert bench.percentile(samples, 50) == 3.0
+    assert bench.percentile(samples, 95) == pytest.approx(4.8)
+    assert bench.percentile(samples, 100) == 5.0
+    assert bench.percentile([], 50) is None
+
+
+def test_summary_of_no_samples_has_no_figures(bench):
+    assert bench.summarize([]) == {"n": 0, "p50": None, "p95": None, "max": None}
+    assert bench.summarize([0.2, 0.1]) == {
+        "n": 2,
+        "p50": pytest.approx(0.15),
+        "p95": pytest.approx(0.195),
+        "max": 0.2,
+    }
+
+
+def test_unchanged_share_counts_only_polls_during_play_and_failures_as_changed(bench):
+    polls = [
+        (1.0, 0.01, 204, "tables"),
+        (2.0, 0.01, 304, "api"),
+        (3.0, 0.02, 200, "standings"),
+        (4.0, 1.00, 0, "tables"),
+        (9.0, 0.01, 204, "tables"),  # after the last game finished: not counted
+    ]
+    assert bench.unchanged_share(polls, until=5.0) == (0.5, 4)
+    assert bench.unchanged_share(polls, until=0.5) == (None, 0)
+
+
+def test_live_url_reads_the_regions_poll_address_unescaped(bench):
+    page = (
+        '<main><div class="x" id="standings" hx-get="/t/e/standings/?stage=1&amp;since=ab"'
+        ' hx-trigger="every 5s"><p id="tables">no poll here</p>'
+        '<div hx-swap="outerHTML" id="tables" hx-get="/t/e/tables/?round=2&amp;since=cd">'
+    )
+    assert bench.live_url(page, "standings") == "/t/e/standings/?stage=1&since=ab"
+    assert bench.live_url(page, "tables") == "/t/e/tables/?round=2&since=cd"
+    assert bench.live_url(page, "bracket") is None
+
+
+def test_standings_lag_waits_for_every_entrant_of_the_game(bench):
+    finished = {1: 10.0, 2: 20.0, 3: 30.0}
+    entrants = {1: [11, 12], 2: [21, 22], 3: [31]}
+    seen = {11: 10.5, 12: 11.25, 21: 25.0, 31: 29.0}
+    lags, missing = bench.standings_lags(finished, entrants, seen)
+    # Game 3 counted from a snapshot already in flight when its last hand was acknowledged.
+    assert lags == [1.25, 0.0]
+    assert missing == [2]
+
+
+def test_verdict_compares_against_the_target_in_its_direction(bench):
+    assert bench.verdict(1.4, 1.5) == "PASS"
+    assert bench.verdict(1.6, 1.5) == "FAIL"
+    assert bench.verdict(0.95, 0.9, at_least=True) == "PASS"
+    assert bench.verdict(0.5, 0.9, at_least=True) == "FAIL"
+    assert bench.verdict(None, 1.0) == "-"
+
+
+def test_quick_mode_always_measures_the_no_viewer_baseline(bench):
+    args = bench.parse_args(["--quick", "--viewers", "300"])
+    assert args.viewer_counts == [0, 300]
+    assert args.target == 100
+    assert args.phase_seconds == 60.0
+    full = bench.parse_args([])
+    assert full.viewer_counts == [0, 300, 1000]
+    assert full.target is None
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--viewers", "0,9000"])
