@@ -694,19 +694,24 @@ def open_round(port: int, event: Event) -> dict:
     )
     usernames = sorted(event.referees)
     started = time.monotonic()
-    for index, match in enumerate(matches):
-        expect(
-            call_sync(
-                port,
-                "POST",
-                f"/api/v1/matches/{match['id']}/referee/",
-                token=event.organizer,
-                body={"referee": usernames[index % len(usernames)]},
-            ),
-            200,
-            201,
-            what=f"assign table {match['table_number']}",
-        )
+    # One request assigns the whole round's referees (all or nothing).
+    expect(
+        call_sync(
+            port,
+            "POST",
+            f"{path}/rounds/{number}/referees/",
+            token=event.organizer,
+            body={
+                "assignments": [
+                    {"table": match["table_number"], "referee": usernames[index % len(usernames)]}
+                    for index, match in enumerate(matches)
+                ]
+            },
+        ),
+        200,
+        201,
+        what="assign the round's referees",
+    )
     tables = [
         {
             "game": match["game"],
@@ -721,7 +726,7 @@ def open_round(port: int, event: Event) -> dict:
         "pairing_seconds": paired.seconds,
         "publish_seconds": published.seconds,
         "assign_seconds": time.monotonic() - started,
-        "assign_requests": len(matches),
+        "assign_requests": 1,
     }
 
 
