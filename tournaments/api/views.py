@@ -42,6 +42,14 @@ class TournamentMixin:
                 raise PermissionDenied("Only this tournament's organizers may do that.")
         return tournament
 
+    def managed_round(self, request, slug: str, number: int) -> tuple[Tournament, Round]:
+        """The tournament (for its organizers) and its round ``number`` of the stage asked."""
+        tournament = self.get_tournament(request, slug, manage=True)
+        round_ = Round.objects.filter(stage=_stage_of(tournament, request), number=number).first()
+        if round_ is None:
+            raise Http404
+        return tournament, round_
+
     def act(self, request, action) -> Response:
         """Run a service through the idempotency guard (its refusals are the handler's)."""
         return run_once(request, action)
@@ -230,6 +238,11 @@ def _stage_of(tournament: Tournament, request) -> Stage:
     return stage
 
 
+def _round_body(round_: Round) -> dict:
+    """A round with its tables, as the API answers after a write to it."""
+    return s.RoundSerializer(_with_tables(Round.objects.filter(pk=round_.pk)).get()).data
+
+
 def _rounds(tournament: Tournament, user):
     """The tournament's rounds ``user`` may see: drafts are for the event's staff."""
     rounds = Round.objects.filter(stage__tournament=tournament).select_related("stage")
@@ -290,7 +303,7 @@ class RoundListView(TournamentMixin, APIView):
             stage = _stage_of(tournament, request)
             round_ = services.generate_round(stage, by=request.user)
             return Response(
-                s.RoundSerializer(_with_tables(Round.objects.filter(pk=round_.pk)).get()).data,
+                _round_body(round_),
                 status=status.HTTP_201_CREATED,
             )
 
@@ -319,17 +332,11 @@ class RoundPublishView(TournamentMixin, APIView):
         parameters=[OpenApiParameter("stage", OpenApiTypes.INT)],
     )
     def post(self, request, slug: str, number: int):
-        tournament = self.get_tournament(request, slug, manage=True)
-        stage = _stage_of(tournament, request)
-        round_ = Round.objects.filter(stage=stage, number=number).first()
-        if round_ is None:
-            raise Http404
+        _, round_ = self.managed_round(request, slug, number)
 
         def publish():
             services.publish_round(round_, by=request.user)
-            return Response(
-                s.RoundSerializer(_with_tables(Round.objects.filter(pk=round_.pk)).get()).data
-            )
+            return Response(_round_body(round_))
 
         return self.act(request, publish)
 
@@ -459,11 +466,7 @@ class RoundSwapView(TournamentMixin, APIView):
         parameters=[OpenApiParameter("stage", OpenApiTypes.INT)],
     )
     def post(self, request, slug: str, number: int):
-        tournament = self.get_tournament(request, slug, manage=True)
-        stage = _stage_of(tournament, request)
-        round_ = Round.objects.filter(stage=stage, number=number).first()
-        if round_ is None:
-            raise Http404
+        tournament, round_ = self.managed_round(request, slug, number)
 
         def swap():
             body = s.SwapSerializer(data=request.data)
@@ -473,9 +476,7 @@ class RoundSwapView(TournamentMixin, APIView):
             if len(found) != 2:
                 raise ValidationError({"entrants": ["Both must be entrants of this tournament."]})
             services.swap_seats(round_, found[ids[0]], found[ids[1]], by=request.user)
-            return Response(
-                s.RoundSerializer(_with_tables(Round.objects.filter(pk=round_.pk)).get()).data
-            )
+            return Response(_round_body(round_))
 
         return self.act(request, swap)
 
@@ -489,11 +490,7 @@ class RoundRefereesView(TournamentMixin, APIView):
         parameters=[OpenApiParameter("stage", OpenApiTypes.INT)],
     )
     def post(self, request, slug: str, number: int):
-        tournament = self.get_tournament(request, slug, manage=True)
-        stage = _stage_of(tournament, request)
-        round_ = Round.objects.filter(stage=stage, number=number).first()
-        if round_ is None:
-            raise Http404
+        tournament, round_ = self.managed_round(request, slug, number)
 
         def assign():
             body = s.RoundRefereesSerializer(data=request.data)
@@ -511,9 +508,7 @@ class RoundRefereesView(TournamentMixin, APIView):
                 {table: staff[name] if name else None for table, name in pairs},
                 by=request.user,
             )
-            return Response(
-                s.RoundSerializer(_with_tables(Round.objects.filter(pk=round_.pk)).get()).data
-            )
+            return Response(_round_body(round_))
 
         return self.act(request, assign)
 
