@@ -281,9 +281,7 @@ def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
                 public=tournament.public
             )
         # Who may see it, or what its live parts show, may have changed.
-        from tournaments import live
-
-        transaction.on_commit(lambda: live.forget_tournament(tournament.pk))
+        _forget_live_parts(tournament.pk)
     return tournament
 
 
@@ -627,6 +625,13 @@ def check_in(entrant: Entrant, *, by, checked_in: bool = True) -> Entrant:
     return entrant
 
 
+def _forget_live_parts(tournament_id: int) -> None:
+    """After the write commits, pollers of the event's live parts get them afresh."""
+    from tournaments import live
+
+    transaction.on_commit(lambda: live.forget_tournament(tournament_id))
+
+
 def withdraw(entrant: Entrant, *, by) -> Entrant:
     """Withdraw an entrant: later rounds skip them; games already played stay."""
     with transaction.atomic():
@@ -639,6 +644,7 @@ def withdraw(entrant: Entrant, *, by) -> Entrant:
         entrant.withdrawn = True
         entrant.withdrawn_at = timezone.now()
         entrant.save(update_fields=["withdrawn", "withdrawn_at"])
+        _forget_live_parts(entrant.tournament_id)  # standings mark withdrawals
     return entrant
 
 
@@ -1188,6 +1194,7 @@ def swap_seats(round_: Round, first: Entrant, second: Entrant, *, by) -> Round:
             },
         ]
         round_.save(update_fields=["flags"])
+        _forget_live_parts(tournament.pk)
     return round_
 
 
@@ -1252,6 +1259,7 @@ def finish_stage(
 
 def _close_stage(tournament: Tournament, stage: Stage, chosen: list[int]) -> Stage | None:
     """Mark the stage finished and seed the next one (or finish the tournament)."""
+    _forget_live_parts(tournament.pk)
     stage.status = Stage.Status.FINISHED
     stage.save(update_fields=["status"])
     following = tournament.stages.filter(order__gt=stage.order).order_by("order").first()

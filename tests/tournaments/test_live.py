@@ -23,6 +23,7 @@ from tournaments.services import (
     publish_round,
     register_entrants,
     update_tournament,
+    withdraw,
 )
 from tournaments.standings_store import rebuild_standings
 
@@ -348,3 +349,19 @@ def test_a_spanish_viewer_gets_the_spanish_fragment_not_the_cached_english_one(c
     spanish = client.get(bare, HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert "Table 1" in english
     assert "Mesa 1" in spanish
+
+
+def test_a_withdrawal_reaches_the_pollers_at_once(
+    client, event, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, _ = event
+    standings_url, tables_url = poll_urls(client, tournament)
+    assert client.get(standings_url, **HTMX).status_code == 204
+    assert client.get(tables_url, **HTMX).status_code == 204
+    entrant = tournament.entrants.order_by("seed").first()
+    with django_capture_on_commit_callbacks(execute=True):
+        withdraw(entrant, by=organizer)
+    # The parts are rebuilt from the database rather than answered from the old tags.
+    with CaptureQueriesContext(connection) as queries:
+        client.get(standings_url, **HTMX)
+    assert len(queries) > 0
