@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import F, Sum
+from django.db.models import BooleanField, Case, F, Sum, Value, When
 from django.utils import timezone
 
 from accounts.permissions import require
@@ -413,9 +413,10 @@ def _pips_of(result: engine.HandResult, pips: dict | None, tiles: dict | None) -
     return {seat: sum(a + b for a, b in hand) for seat, hand in tiles.items()}
 
 
-def _decide(game: Game, ruleset: RuleSet) -> None:
-    """Set the game's status and winner from its totals (RULES.md, winning)."""
-    outcome = engine.decide_game(ruleset, game.totals)
+def _decide(game: Game, ruleset: RuleSet, totals: dict[str, int] | None = None) -> None:
+    """Set the game's status and winner from its totals, or from ``totals`` where only
+    some of them count (RULES.md, winning)."""
+    outcome = engine.decide_game(ruleset, game.totals if totals is None else totals)
     if outcome.finished:
         game.status = Game.Status.FINISHED
         game.winner = outcome.winner or ""  # no winner: a drawn game (no play-on at a tie)
@@ -708,18 +709,30 @@ def _recompute(game: Game, ruleset: RuleSet) -> None:
         hands.append((winners, domino_by, voided))
     by_side = (
         ScoreEvent.objects.filter(game=game, active=True)
-        .values("side__name", "kind")
+        .annotate(
+            in_progress=Case(
+                When(hand_number__gt=game.hand_count, then=Value(True)),
+                default=Value(False),
+                output_field=BooleanField(),
+            )
+        )
+        .values("side__name", "kind", "in_progress")
         .annotate(points=Sum("points"))
         .order_by()
     )
     penalties = []
+    at_hand_end = dict(totals)
     for row in by_side:
         totals[row["side__name"]] += row["points"]
+        if not row["in_progress"]:
+            at_hand_end[row["side__name"]] += row["points"]
         if row["kind"] == ScoreEvent.Kind.PENALTY:
             penalties.append((row["side__name"], row["points"]))
     game.totals = totals
     game.tallies = engine.count_tallies(sides, hands, penalties)
-    _decide(game, ruleset)
+    # Under end_of_hand only the end of a hand decides the game: points of the hand in
+    # progress count in the totals but wait for its end (RULES.md, winning a game).
+    _decide(game, ruleset, at_hand_end if ruleset.win_check == "end_of_hand" else None)
     statements.save_game(
         game,
         ["totals", "tallies", "last_hand_at", "status", "winner", "finished_at", "next_leader"],

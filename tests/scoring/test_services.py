@@ -568,3 +568,59 @@ def test_create_games_seats_every_table_in_a_few_inserts(
     assert totals(trio) == {"A": 0, "B": 0, "C": 0}
     assert all(g.held and g.revision == 1 and g.status == "scheduled" for g in (pair, trio))
     assert changes == [(pair.pk, "created"), (trio.pk, "created"), (pair2.pk, "created")]
+
+
+def _past_the_target_in_play(referee):
+    """A two-player cutthroat game (target 150) at hand 2, whose in-play points of the
+    hand in progress have taken A past the target."""
+    game = start_game("cutthroat", 2, referee=referee)
+    record_hand(game, by=referee, number=1, ended="domino", domino_by="A", pips={"A": 0, "B": 100})
+    for points in (35, 25):
+        add_score_event(game, by=referee, hand=2, seat="A", kind="in_play", points=points)
+    spare = add_score_event(game, by=referee, hand=2, seat="B", kind="in_play", points=5)
+    game.refresh_from_db()
+    assert game.totals["A"] == 160 and game.status == Game.Status.IN_PROGRESS
+    return game, spare[0]
+
+
+def test_undo_mid_hand_does_not_end_the_game_under_end_of_hand(referee):
+    game, spare = _past_the_target_in_play(referee)
+    undo_event(game, spare.pk, by=referee)
+    game.refresh_from_db()
+    assert game.totals == {"A": 160, "B": 0}
+    assert game.status == Game.Status.IN_PROGRESS and game.winner == ""
+
+
+def test_correcting_a_hand_mid_hand_does_not_end_the_game_under_end_of_hand(referee):
+    game, _ = _past_the_target_in_play(referee)
+    correct_hand(
+        game,
+        1,
+        by=referee,
+        reason="pips miscounted",
+        expected_version=1,
+        ended="domino",
+        domino_by="A",
+        pips={"A": 0, "B": 105},
+    )
+    game.refresh_from_db()
+    assert game.totals == {"A": 165, "B": 5}
+    assert game.status == Game.Status.IN_PROGRESS and game.winner == ""
+
+
+def test_voiding_a_hand_mid_hand_does_not_end_the_game_under_end_of_hand(referee):
+    game, _ = _past_the_target_in_play(referee)
+    for _ in range(3):
+        add_score_event(game, by=referee, hand=2, seat="A", kind="in_play", points=35)
+    void_hand(game, 1, by=referee, reason="misdeal")
+    game.refresh_from_db()
+    assert game.totals == {"A": 165, "B": 5}
+    assert game.status == Game.Status.IN_PROGRESS and game.winner == ""
+
+
+def test_the_end_of_the_hand_decides_after_an_undo_mid_hand(referee):
+    game, spare = _past_the_target_in_play(referee)
+    undo_event(game, spare.pk, by=referee)
+    record_hand(game, by=referee, number=2, ended="block", pips={"A": 10, "B": 10})
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED and game.winner == "A"
