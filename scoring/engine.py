@@ -461,6 +461,32 @@ def score_stack(rules: RuleSet, previous_points: int, double: bool = False) -> t
     return taken, taken
 
 
+def steal_victim(seats: Sequence[str], stacker: str, from_seat: str | None = None) -> str:
+    """The seat a steal takes from: the last player who played a tile (seed 003).
+
+    The referee names it when a pass came between that play and the stack; otherwise it
+    is the seat before the stacker.
+    """
+    seats = list(seats)
+    if not from_seat:
+        return seats[(seats.index(stacker) - 1) % len(seats)]
+    if from_seat not in seats:
+        raise ScoringError(
+            say(
+                "There is no seat {name!r} at this table (seats: {known}).",
+                name=from_seat,
+                known=", ".join(seats),
+            ),
+            "from_seat",
+        )
+    if from_seat == stacker:
+        raise ScoringError(
+            say("A steal takes from another player: the last one who played a tile."),
+            "from_seat",
+        )
+    return from_seat
+
+
 def next_leader(
     rules: RuleSet, seats: Sequence[str], *, leader: str | None, result: HandResult
 ) -> str | None:

@@ -197,4 +197,6 @@ class EventForm(forms.Form):
         required=False, min_value=-PENALTY_RANGE[1], max_value=PENALTY_RANGE[1]
     )
     double = forms.BooleanField(required=False)
+    # A steal's victim when a pass came after the stacked play; blank: the previous seat.
+    from_seat = forms.CharField(required=False, max_length=1)
     hand = forms.IntegerField(min_value=FIRST_HAND, max_value=LAST_HAND)

@@ -752,8 +752,13 @@ def add_score_event(
     points: int | None = None,
     note: str = "",
     double: bool = False,
+    from_seat: str | None = None,
 ) -> list[ScoreEvent]:
-    """Record in-play points, a steal, a penalty or a forced pass during hand ``hand``."""
+    """Record in-play points, a steal, a penalty or a forced pass during hand ``hand``.
+
+    A steal takes from ``from_seat``, the last player who played a tile, or from the
+    previous seat when the referee does not name one.
+    """
     with transaction.atomic():
         game = _lock(game)
         require(by, "game.score", game)
@@ -770,6 +775,8 @@ def add_score_event(
         seats, seats_by_name = _table(game)
         actor = _seat(seats_by_name, seat, field="seat")
         common = {"game": game, "hand_number": hand, "note": note[:300], "created_by": _user(by)}
+        if from_seat and kind != ScoreEvent.Kind.STEAL:
+            raise ScoringError(say("Only a steal takes points from another seat."), "from_seat")
         if kind in (ScoreEvent.Kind.IN_PLAY, ScoreEvent.Kind.STEAL):
             _check_play_count(ruleset, _plays_scored(game, hand) + 1, field="hand")
         if kind == ScoreEvent.Kind.IN_PLAY:
@@ -778,7 +785,9 @@ def add_score_event(
         elif kind == ScoreEvent.Kind.STEAL:
             _check_play_points(ruleset, points, field="points")
             gained, lost = engine.score_stack(ruleset, points, double=double)
-            previous = seats[(actor.position - 1) % len(seats)]
+            previous = seats_by_name[
+                engine.steal_victim([each.name for each in seats], actor.name, from_seat)
+            ]
             gain = ScoreEvent(seat=actor, side=actor.side, kind=kind, points=gained, **common)
             events = [gain]
             if lost:

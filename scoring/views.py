@@ -317,6 +317,7 @@ def add_event(request, pk: int):
                 kind=data["kind"],
                 points=data["points"],
                 double=data["double"],
+                from_seat=data["from_seat"] or None,
             )
     except ScoringError as error:
         return _answer(request, game, error=in_names(told(error.message), labels))

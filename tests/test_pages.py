@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from scoring.models import Game, Hand, ScoreEvent
-from tests.factories import UserFactory, bulk_event, event_referee
+from tests.factories import UserFactory, bulk_event, event_referee, start_game
 from tournaments import services
 from tournaments.demo import play
 from tournaments.models import Match, Tournament
@@ -419,3 +419,18 @@ def comparable(html: bytes, url: str) -> bytes:
     """A page without its CSRF token and the way back to it (which repeats the query)."""
     html = re.sub(rb"[A-Za-z0-9]{64}", b"", html)
     return re.sub(rb"next=[^\"]*\"|name=\"next\" value=\"[^\"]*\"", b"", html)
+
+
+def test_steal_button_takes_from_the_seat_the_referee_names(client):
+    referee = UserFactory()
+    game = start_game("two_box_cutthroat", 4, referee=referee)
+    client.force_login(referee)
+    page = client.get(f"/games/{game.pk}/score/").content.decode()
+    assert 'name="from_seat"' in page and "the previous seat" in page
+    url = f"/games/{game.pk}/score/event/"
+    client.post(url, {"seat": "A", "kind": "in_play", "points": "10", "hand": 1, "key": "p-1"})
+    steal = {"seat": "C", "kind": "steal", "points": "10", "hand": 1, "key": "p-2"}
+    client.post(url, steal | {"from_seat": "A"}, **HTMX)
+    assert Game.objects.get(pk=game.pk).totals == {"A": 0, "B": 0, "C": 10, "D": 0}
+    client.post(url, steal | {"seat": "D", "from_seat": "", "key": "p-3"}, **HTMX)
+    assert Game.objects.get(pk=game.pk).totals == {"A": 0, "B": 0, "C": 0, "D": 10}

@@ -380,6 +380,8 @@ class EventInputSerializer(serializers.Serializer):
         -PENALTY_RANGE[1], PENALTY_RANGE[1], required=False, allow_null=True, default=None
     )
     double = fields.Flag(required=False, default=False)
+    # A steal's victim: the last player who played a tile; the previous seat if not given.
+    from_seat = fields.Text(max_length=1, required=False, allow_null=True, default=None)
     note = fields.Text(required=False, allow_blank=True, max_length=300, default="")
 
 

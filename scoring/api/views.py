@@ -371,6 +371,10 @@ class EventListView(GameMixin, APIView):
                 "A steal with a double",
                 value={"hand": 1, "seat": "B", "kind": "steal", "points": 10, "double": True},
             ),
+            OpenApiExample(
+                "A steal from the last player who played (the seat between passed)",
+                value={"hand": 1, "seat": "C", "kind": "steal", "points": 10, "from_seat": "A"},
+            ),
             OpenApiExample("A penalty", value={"hand": 1, "seat": "C", "kind": "penalty"}),
         ],
     )

@@ -215,6 +215,26 @@ def test_events_add_and_undo(api, referee):
     assert api.delete(f"{url}{event_id}/").status_code == 404
 
 
+def test_a_steal_names_the_last_player_who_played_when_the_seat_between_passed(api, referee):
+    game = start_game("two_box_cutthroat", 4, referee=referee)
+    url = f"/api/v1/games/{game.pk}/events/"
+    api.post(url, {"hand": 1, "seat": "A", "kind": "in_play", "points": 10}, format="json")
+    steal = api.post(
+        url,
+        {"hand": 1, "seat": "C", "kind": "steal", "points": 10, "from_seat": "A"},
+        format="json",
+    )
+    assert steal.status_code == 201
+    assert [side["total"] for side in steal.json()["game"]["sides"]] == [0, 0, 10, 0]
+    itself = api.post(
+        url,
+        {"hand": 1, "seat": "D", "kind": "steal", "points": 10, "from_seat": "D"},
+        format="json",
+    )
+    assert itself.status_code == 400
+    assert "from_seat" in itself.json()["errors"]
+
+
 def test_an_impossible_in_play_score_is_a_400(api, game):
     response = api.post(
         f"/api/v1/games/{game.pk}/events/",

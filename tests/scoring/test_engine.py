@@ -14,6 +14,7 @@ from scoring.engine import (
     score_hand,
     score_play,
     score_stack,
+    steal_victim,
 )
 from scoring.rulesets import PRESETS, get_ruleset
 
@@ -83,6 +84,20 @@ def test_two_box_cutthroat_stack_steals_and_a_double_steals_double():
     rules = get_ruleset("two_box_cutthroat")
     assert score_stack(rules, 10) == (10, 10)
     assert score_stack(rules, 10, double=True) == (20, 20)
+
+
+def test_steal_takes_from_the_previous_seat_unless_the_referee_names_the_last_player():
+    assert steal_victim(SEATS, "A") == "D"
+    assert steal_victim(SEATS, "C") == "B"
+    # B passed after A's play: C's stack takes from A, who played the tile.
+    assert steal_victim(SEATS, "C", "A") == "A"
+
+
+@pytest.mark.parametrize("victim", ["C", "E"])
+def test_steal_cannot_take_from_the_stacker_or_a_seat_not_at_the_table(victim):
+    with pytest.raises(ScoringError) as error:
+        steal_victim(SEATS, "C", victim)
+    assert error.value.field == "from_seat"
 
 
 def test_plain_two_box_stack_scores_without_stealing():

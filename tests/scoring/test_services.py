@@ -624,3 +624,29 @@ def test_the_end_of_the_hand_decides_after_an_undo_mid_hand(referee):
     record_hand(game, by=referee, number=2, ended="block", pips={"A": 10, "B": 10})
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED and game.winner == "A"
+
+
+def test_steal_after_a_pass_takes_from_the_player_who_played_the_tile(referee):
+    game = start_game("two_box_cutthroat", 4, referee=referee)
+    add_score_event(game, by=referee, hand=1, seat="A", kind="in_play", points=10)
+    # B passes; C stacks on A's tile and names A as the last player who played.
+    created = add_score_event(
+        game, by=referee, hand=1, seat="C", kind="steal", points=10, from_seat="A"
+    )
+    assert totals(game) == {"A": 0, "B": 0, "C": 10, "D": 0}
+    assert [(e.kind, e.seat.name, e.points) for e in created] == [
+        ("steal", "C", 10),
+        ("stolen", "A", -10),
+    ]
+    call_command("verify_games", game.pk)
+
+
+def test_steal_from_the_stacker_or_a_from_seat_on_another_kind_is_refused(referee):
+    game = start_game("two_box_cutthroat", 4, referee=referee)
+    with pytest.raises(ScoringError):
+        add_score_event(game, by=referee, hand=1, seat="C", kind="steal", points=10, from_seat="C")
+    with pytest.raises(ScoringError):
+        add_score_event(
+            game, by=referee, hand=1, seat="C", kind="in_play", points=10, from_seat="A"
+        )
+    assert not ScoreEvent.objects.exists()
