@@ -114,6 +114,7 @@ def my_tables(request):
                 output_field=IntegerField(),
             )
         )
+        .select_related("match__round__stage__tournament")
         .prefetch_related("sides", "seats")
         .order_by("order", "-updated_at", "pk")
     )
@@ -444,7 +445,7 @@ def game_print(request, pk: int):
         {
             "game": game,
             "referee": _referee_name(game),
-            "title": str(game),
+            "title": game.title,
             "sides": [sheet.side_labels[side.name] for side in sheet.sides],
             "filled": filled,
             "target": sheet.ruleset.target,
