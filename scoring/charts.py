@@ -57,14 +57,15 @@ def running_total_svg(
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
         f'role="img" aria-labelledby="chart-title chart-desc" class="chart">',
-        '<title id="chart-title">Running total after each hand</title>',
+        f'<title id="chart-title">{escape(_("Running total after each hand"))}</title>',
         '<desc id="chart-desc">'
         + escape(
             "; ".join(
-                f"{s.label}: {', '.join(str(v) for v in s.totals) or 'no hands yet'}"
+                f"{s.label}: {', '.join(str(v) for v in s.totals) or _('no hands yet')}"
                 for s in series
             )
-            + f". Target {target}."
+            + ". "
+            + _("Target {target}.").format(target=target)
         )
         + "</desc>",
     ]

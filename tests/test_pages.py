@@ -450,6 +450,7 @@ def test_the_game_chart_says_its_target_in_spanish(client, event):
     _, matches = event
     body = client.get(f"/games/{matches[0].game_id}/", **ES).content.decode()
     assert "meta 250" in body and "target 250" not in body
+    assert "Total acumulado después de cada mano" in body and "Meta 250." in body
 
 
 def test_a_game_outside_a_tournament_keeps_its_own_label(client):
