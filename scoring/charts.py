@@ -5,6 +5,7 @@ description for screen readers, one line per side, dots at each hand and a dashe
 target line.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
@@ -26,10 +27,20 @@ def _ticks(low: int, high: int, count: int = 5) -> list[int]:
     return list(range(first, high + step, step))
 
 
+def _same(message: str) -> str:
+    return message
+
+
 def running_total_svg(
-    series: list[Series], *, target: int, width: int = 640, height: int = 280
+    series: list[Series],
+    *,
+    target: int,
+    width: int = 640,
+    height: int = 280,
+    _: Callable[[str], str] = _same,
 ) -> str:
-    """The chart's SVG markup; every label is escaped."""
+    """The chart's SVG markup in the language of ``_`` (the page's gettext); every label is
+    escaped."""
     hands = max((len(s.totals) for s in series), default=0)
     values = [0, target] + [v for s in series for v in s.totals]
     ticks = _ticks(min(values), max(values))
@@ -43,17 +54,20 @@ def running_total_svg(
     def y(value: float) -> float:
         return top + plot_h * (high - value) / (high - low)
 
+    # Messages are looked up outside f-strings, where the extractor finds them.
+    title = _("Running total after each hand")
+    no_hands = _("no hands yet")
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
         f'role="img" aria-labelledby="chart-title chart-desc" class="chart">',
-        '<title id="chart-title">Running total after each hand</title>',
+        f'<title id="chart-title">{escape(title)}</title>',
         '<desc id="chart-desc">'
         + escape(
             "; ".join(
-                f"{s.label}: {', '.join(str(v) for v in s.totals) or 'no hands yet'}"
-                for s in series
+                f"{s.label}: {', '.join(str(v) for v in s.totals) or no_hands}" for s in series
             )
-            + f". Target {target}."
+            + ". "
+            + _("Target {target}.").format(target=target)
         )
         + "</desc>",
     ]
@@ -70,11 +84,12 @@ def running_total_svg(
             f'<text x="{x(hand):.1f}" y="{top + plot_h + 16}" text-anchor="middle" '
             f'font-size="11" fill="#3d4650">{hand}</text>'
         )
+    target_label = escape(_("target {target}").format(target=target))
     parts.append(
         f'<line x1="{left}" x2="{width - right}" y1="{y(target):.1f}" y2="{y(target):.1f}" '
         'stroke="#1b1f23" stroke-width="1.5" stroke-dasharray="6 4"/>'
         f'<text x="{width - right}" y="{y(target) - 5:.1f}" text-anchor="end" font-size="12" '
-        f'fill="#1b1f23">target {target}</text>'
+        f'fill="#1b1f23">{target_label}</text>'
     )
     for index, s in enumerate(series):
         colour = PALETTE[index % len(PALETTE)]

@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Mod
 from django.db.models.lookups import Exact
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring.bounds import (
@@ -111,6 +112,20 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return self.label or f"Game {self.pk}"
+
+    @property
+    def title(self) -> str:
+        """The game's name in the active language: a tournament table's is told from its
+        stage, round and table ("Round robin · ronda 4, mesa 1"); any other keeps its label."""
+        match = getattr(self, "match", None)
+        if match is None:
+            return str(self)
+        round_ = match.round
+        stage = round_.stage
+        table = gettext("{stage} · round {round}, table {table}").format(
+            stage=stage.name, round=round_.number, table=match.table_number
+        )
+        return f"{stage.tournament.name} · {table}"
 
     @property
     def is_finished(self) -> bool:

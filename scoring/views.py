@@ -66,7 +66,7 @@ def _sheet_context(game: Game) -> dict:
         charts.Series(label=sheet.side_labels[side.name], totals=sheet.running[side.name])
         for side in sheet.sides
     ]
-    chart = charts.running_total_svg(series, target=sheet.ruleset.target)
+    chart = charts.running_total_svg(series, target=sheet.ruleset.target, _=gettext)
     return {
         "game": game,
         "sheet": sheet,
@@ -114,6 +114,7 @@ def my_tables(request):
                 output_field=IntegerField(),
             )
         )
+        .select_related("match__round__stage__tournament")
         .prefetch_related("sides", "seats")
         .order_by("order", "-updated_at", "pk")
     )
@@ -402,6 +403,16 @@ def correct(request, pk: int, number: int):
     )
 
 
+def _referee_name(game: Game) -> str:
+    """Who referees the game: its table's assigned referee, else the game's own referees."""
+    match = getattr(game, "match", None)
+    if match is not None and match.referee_id:
+        referees = [match.referee]
+    else:
+        referees = list(game.referees.order_by("username"))
+    return ", ".join(user.get_full_name() or user.get_username() for user in referees)
+
+
 def game_print(request, pk: int):
     """A filled score sheet of a game, laid out like the blank one, for printing."""
     game = _viewable(request, pk)
@@ -434,7 +445,8 @@ def game_print(request, pk: int):
         "scoring/print_sheet.html",
         {
             "game": game,
-            "title": str(game),
+            "referee": _referee_name(game),
+            "title": game.title,
             "sides": [sheet.side_labels[side.name] for side in sheet.sides],
             "filled": filled,
             "target": sheet.ruleset.target,

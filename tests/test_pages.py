@@ -434,3 +434,80 @@ def test_steal_button_takes_from_the_seat_the_referee_names(client):
     assert Game.objects.get(pk=game.pk).totals == {"A": 0, "B": 0, "C": 10, "D": 0}
     client.post(url, steal | {"seat": "D", "from_seat": "", "key": "p-3"}, **HTMX)
     assert Game.objects.get(pk=game.pk).totals == {"A": 0, "B": 0, "C": 0, "D": 10}
+
+
+# --- printing and language ---------------------------------------------------------------
+
+ES = {"HTTP_ACCEPT_LANGUAGE": "es"}
+
+
+def test_game_pages_name_their_table_in_the_pages_language(client, event, referee):
+    _, matches = event
+    game_id = matches[0].game_id
+    client.force_login(referee)
+    pages = [
+        f"/games/{game_id}/",
+        f"/games/{game_id}/score/",
+        f"/games/{game_id}/sheet/",
+        f"/games/{game_id}/score/hands/1/",
+        "/referee/",
+    ]
+    for url in pages:
+        spanish = client.get(url, **ES)
+        assert spanish.status_code == 200, url
+        assert "Round robin · ronda 1, mesa 1" in spanish.content.decode(), url
+        assert "round 1, table 1" not in spanish.content.decode(), url
+        english = client.get(url)
+        assert "Round robin · round 1, table 1" in english.content.decode(), url
+
+
+def test_the_game_chart_says_its_target_in_spanish(client, event):
+    _, matches = event
+    body = client.get(f"/games/{matches[0].game_id}/", **ES).content.decode()
+    assert "meta 250" in body and "target 250" not in body
+    assert "Total acumulado después de cada mano" in body and "Meta 250." in body
+
+
+def test_a_game_outside_a_tournament_keeps_its_own_label(client):
+    from tests.factories import start_game
+
+    game = start_game(label="Friday friendly", public=True)
+    assert "Friday friendly" in client.get(f"/games/{game.pk}/", **ES).content.decode()
+
+
+def test_the_filled_sheet_names_the_assigned_referee(client, event, referee):
+    _, matches = event
+    body = client.get(f"/games/{matches[0].game_id}/sheet/").content.decode()
+    assert f"Referee: <strong>{referee.username}</strong>" in body
+
+
+def test_the_tournament_header_names_a_stage_once_when_its_name_is_its_format(client, event):
+    tournament, _ = event
+    for headers in ({}, ES):
+        body = client.get(f"/t/{tournament.slug}/", **headers).content.decode()
+        assert "Round robin (round robin)" not in body
+        assert "Round robin (todos contra todos)" not in body
+        assert "· Round robin</p>" in body
+
+
+def test_a_new_events_standings_give_no_reasons_before_any_game(client, organizer):
+    from tournaments.standings_store import rebuild_standings
+
+    tournament, _ = make_event(organizer, players=12, slug="nuevo")
+    rebuild_standings(tournament.pk)
+    body = client.get("/t/nuevo/").content.decode()
+    assert "Player 00" in body
+    assert "ahead on" not in body and 'class="reason"' not in body
+    assert "No game played yet." in body
+    spanish = client.get("/t/nuevo/", **ES).content.decode()
+    assert "Todavía no se ha jugado ninguna partida." in spanish
+
+
+def test_standings_give_reasons_once_a_game_is_played(client, event):
+    from tournaments.standings_store import rebuild_standings
+
+    tournament, _ = event
+    rebuild_standings(tournament.pk)
+    body = client.get(f"/t/{tournament.slug}/").content.decode()
+    assert 'class="reason"' in body
+    assert "No game played yet." not in body

@@ -1,6 +1,7 @@
 """Links from a game's pages back to the tournament table it is played at."""
 
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from tournaments.models import Match
 
@@ -15,7 +16,8 @@ def links_of_game(game) -> list[tuple[str, str]]:
     return [
         (tournament.name, url),
         (
-            f"{round_.stage.name}, round {round_.number}, table {match.table_number}",
+            gettext("%(stage)s, round %(round)s, table %(table)s")
+            % {"stage": round_.stage.name, "round": round_.number, "table": match.table_number},
             f"{url}?stage={round_.stage.order}&round={round_.number}#table-{match.table_number}",
         ),
     ]

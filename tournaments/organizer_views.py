@@ -16,7 +16,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import allowed
@@ -237,11 +237,15 @@ def _do_register(request, tournament):
             {"line": p.line, "text": p.text, "message": told(p.message)} for p in error.problems
         ]
         raise services.TournamentError(
-            gettext("Nothing was registered: {count} line(s) need fixing.").format(
-                count=len(error.problems)
-            )
+            ngettext(
+                "Nothing was registered: {count} line needs fixing.",
+                "Nothing was registered: {count} lines need fixing.",
+                len(error.problems),
+            ).format(count=len(error.problems))
         ) from error
-    return gettext("Registered {count} entrant(s).").format(count=len(created))
+    return ngettext(
+        "Registered {count} entrant.", "Registered {count} entrants.", len(created)
+    ).format(count=len(created))
 
 
 def _do_add_entrant(request, tournament):

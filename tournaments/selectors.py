@@ -54,6 +54,22 @@ def ruleset_of(tournament: Tournament) -> RuleSet:
     )
 
 
+def table_ruleset(table: "TableView", default: RuleSet) -> RuleSet:
+    """The rules a table plays under: its game's (a three-player Cutthroat table plays to
+    200 whatever the event's usual table size), else the event's."""
+    from scoring.selectors import ruleset_of as game_ruleset
+
+    game = table.match.game
+    return game_ruleset(game) if game is not None else default
+
+
+def table_title(stage: Stage, round_number: int, table_number: int) -> str:
+    """A table's name in the viewer's language: "Round robin · round 4, table 1"."""
+    return gettext("{stage} · round {round}, table {table}").format(
+        stage=stage.name, round=round_number, table=table_number
+    )
+
+
 def side_names(tournament: Tournament, rules: RuleSet | None = None) -> list[str]:
     """Side names in entrant-seat order: seat position i scores for side i."""
     rules = rules or ruleset_of(tournament)
@@ -171,6 +187,7 @@ class StandingsView:
     stale: bool
     tag: str
     total: int = 0
+    unplayed: bool = False
 
     @property
     def cut(self) -> bool:
@@ -190,12 +207,19 @@ def standings(
     """
     mark = mark or standings_mark(tournament, stage)
     order = list(tournament.tiebreak_order)
-    rows, total = [], 0
+    rows, total, unplayed = [], 0, False
     if stage is not None:
         rows, total = standing_lines(tournament, stage=stage, limit=limit)
+        # Before any game is played every line is tied down to the seed: saying so ten
+        # times tells a reader nothing.
+        unplayed = bool(rows) and not any(row.games_played for row in rows)
         for row in rows:
             row.cells = [metric_text(row.metrics.get(key)) for key in order]
-    return StandingsView(stage, order, rows, mark.changed_at, mark.overdue, mark.tag, total)
+            if unplayed:
+                row.reason_data = None
+    return StandingsView(
+        stage, order, rows, mark.changed_at, mark.overdue, mark.tag, total, unplayed=unplayed
+    )
 
 
 @dataclass

@@ -553,9 +553,11 @@ def reason_text(data: dict | None, translate) -> str:
     if data.get("tied"):
         tied = ", ".join(translate(METRICS[key].label).lower() for key in data["tied"])
         return translate(REASON_TIED_AHEAD).format(
-            tied=tied, metric=label, one=data["one"], two=data["two"]
+            tied=tied, metric=label, one=_shown(data["one"]), two=_shown(data["two"])
         )
-    return translate(REASON_AHEAD).format(metric=label, one=data["one"], two=data["two"])
+    return translate(REASON_AHEAD).format(
+        metric=label, one=_shown(data["one"]), two=_shown(data["two"])
+    )
 
 
 def metric_text(value, places: int = 2) -> str:
@@ -568,4 +570,13 @@ def metric_text(value, places: int = 2) -> str:
 
 
 def _fmt(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+    # The same figure as the standings table shows (227.5 in both, never 227.50).
+    return metric_text(float(value))
+
+
+def _shown(value) -> str:
+    """A value stored in a reason, as the table shows it (older snapshots kept 227.50)."""
+    try:
+        return metric_text(float(value))
+    except (TypeError, ValueError):
+        return str(value)

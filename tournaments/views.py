@@ -17,7 +17,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language, gettext, override
 
 from accounts.permissions import allowed
 from domain.numbers import whole_number
@@ -118,6 +118,19 @@ def _tables_context(request, tournament: Tournament, stage: Stage | None, staff:
     return {"rounds": rounds, "round": current, "tables_tag": tag, "tables_html": mark_safe(html)}
 
 
+def _format_unless_named(stage: Stage | None) -> str:
+    """The stage's format for its header, or "" when its name already says it."""
+    if stage is None:
+        return ""
+    label = Stage.Format(stage.format).label
+    shown = str(label)
+    with override("en"):
+        english = str(label)
+    if stage.name.strip().casefold() in {shown.casefold(), english.casefold()}:
+        return ""
+    return shown.lower()
+
+
 def tournament_page(request, slug: str):
     tournament = _visible(request, slug)
     stages = list(tournament.stages.all())
@@ -130,6 +143,7 @@ def tournament_page(request, slug: str):
         "stage": stage,
         "rules_summary": wording.summary(rules, gettext),
         "rules": wording.describe(rules, gettext),
+        "stage_format": _format_unless_named(stage),
         "entrant_count": tournament.entrants.filter(withdrawn=False).count(),
         "bracket": (
             selectors.bracket(stage, tournament, include_drafts=staff)
@@ -354,6 +368,7 @@ def table_cards(request, slug: str, number: int):
                 "table": table,
                 "url": url,
                 "qr": qr.svg_inline(scale=4, dark="#000", light="#fff", omitsize=False),
+                "rules_summary": wording.summary(selectors.table_ruleset(table, rules), gettext),
             }
         )
     return render(
@@ -365,9 +380,12 @@ def table_cards(request, slug: str, number: int):
             "round": round_,
             "cards": cards,
             "teams": rules.teams == "partners",
-            "rules_summary": wording.summary(rules, gettext),
         },
     )
+
+
+def _user_name(user) -> str:
+    return (user.get_full_name() or user.get_username()) if user is not None else ""
 
 
 @login_required
@@ -376,13 +394,18 @@ def blank_sheets(request, slug: str, number: int):
     tournament = managed_tournament(request, slug)
     stage, round_, tables = _round_tables(tournament, number)
     rules = selectors.ruleset_of(tournament)
-    sheets = [
-        {
-            "title": f"{stage.name}, round {round_.number}, table {table.match.table_number}",
-            "sides": [seat["entrant"].name for seat in table.seats],
-        }
-        for table in tables
-    ]
+    sheets = []
+    for table in tables:
+        table_rules = selectors.table_ruleset(table, rules)
+        sheets.append(
+            {
+                "title": selectors.table_title(stage, round_.number, table.match.table_number),
+                "sides": [seat["entrant"].name for seat in table.seats],
+                "referee": _user_name(table.match.referee),
+                "target": table_rules.target,
+                "rules_summary": wording.summary(table_rules, gettext),
+            }
+        )
     return render(
         request,
         "tournaments/print_sheets.html",
@@ -390,7 +413,5 @@ def blank_sheets(request, slug: str, number: int):
             "tournament": tournament,
             "sheets": sheets,
             "rows": range(1, BLANK_SHEET_ROWS + 1),
-            "target": rules.target,
-            "rules_summary": wording.summary(rules, gettext),
         },
     )

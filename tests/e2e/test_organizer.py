@@ -38,7 +38,7 @@ def test_organizer_runs_a_cutthroat_event_into_a_bracket(live_server, browser, s
 
     page.get_by_label("Paste a list").fill("\n".join(NAMES))
     page.get_by_role("button", name="Register them all").click()
-    said(page, "Registered 18 entrant(s).")
+    said(page, "Registered 18 entrants.")
     page.get_by_role("button", name="Generate the next round").click()
     said(page, "Round 1 generated as a draft with 5 tables")
     page.get_by_role("button", name="Publish round 1").click()

@@ -85,11 +85,11 @@ def test_a_whole_round_from_the_manage_page(client, organizer):
     )
     services.add_stage(tournament, by=organizer, name="Liga", format="round_robin")
     bad = client.post("/t/copa/manage/register/", {"text": NAMES + "\nJugador 01\n"}, follow=True)
-    assert "Nothing was registered: 1 line(s) need fixing." in messages_of(bad)
+    assert "Nothing was registered: 1 line needs fixing." in messages_of(bad)
     assert "Line 19" in bad.content.decode()
     assert Entrant.objects.filter(tournament=tournament).count() == 0
     good = client.post("/t/copa/manage/register/", {"text": NAMES}, follow=True)
-    assert "Registered 18 entrant(s)." in messages_of(good)
+    assert "Registered 18 entrants." in messages_of(good)
     first = Entrant.objects.get(tournament=tournament, seed=1)
     client.post("/t/copa/manage/check-in/", {"entrant": first.pk, "present": "1"})
     assert Entrant.objects.get(pk=first.pk).checked_in

@@ -254,3 +254,22 @@ def test_partners_cards_number_teams_not_seats(client, organizer):
     cards = client.get("/t/liga/rounds/1/cards/").content.decode()
     assert '<span class="seat-letter">1</span>' in cards
     assert '<span class="seat-letter">2</span>' in cards
+
+
+def test_a_three_player_table_card_and_blank_sheet_say_three_players_to_200(client, organizer):
+    make_event(organizer, players=7, slug="siete")
+    client.force_login(organizer)
+    cards = client.get("/t/siete/rounds/1/cards/").content.decode()
+    assert "4 players, each for themselves to 250" in cards
+    assert "3 players, each for themselves to 200" in cards
+    sheets = client.get("/t/siete/rounds/1/sheets/").content.decode()
+    assert "Target 250" in sheets and "Target 200" in sheets
+    assert "3 players, each for themselves to 200" in sheets
+    assert "Round robin · round 1, table 2" in sheets
+
+
+def test_blank_sheets_name_their_tables_in_spanish(client, organizer):
+    make_event(organizer, players=8, slug="ocho")
+    client.force_login(organizer)
+    sheets = client.get("/t/ocho/rounds/1/sheets/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Round robin · ronda 1, mesa 1" in sheets

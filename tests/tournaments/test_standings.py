@@ -198,3 +198,16 @@ def test_ranks_are_ordered_ties_share_and_input_order_does_not_matter(n, count, 
     shuffled = games[:]
     random.Random(1).shuffle(shuffled)
     assert compute_standings(list(reversed(entrants)), shuffled, StandingsSettings()) == rows
+
+
+def test_a_reason_shows_a_metric_value_as_the_standings_table_does():
+    from tournaments.standings import StandingRow, explain, metric_text, reason_text
+
+    order = ["point_differential"]
+    above = StandingRow(1, False, 1, False, 3, {"point_differential": 227.5})
+    below = StandingRow(2, False, 2, False, 3, {"point_differential": 12.25})
+    reason = explain([above], order, below)[0].reason
+    assert reason == "ahead on point differential 227.5 to 12.25"
+    assert metric_text(227.5) in reason
+    stored = {"metric": "point_differential", "one": "227.50", "two": "3", "tied": []}
+    assert reason_text(stored, str) == "ahead on point differential 227.5 to 3"

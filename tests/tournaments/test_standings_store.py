@@ -110,7 +110,7 @@ def test_a_snapshot_keeps_every_value_and_tells_its_reasons():
     assert [line.entrant for line in lines] == [first, second, third]
     assert [line.metrics for line in lines] == [row.metrics for row in rows]
     assert [line.reason for line in lines] == [
-        "tied on seed, ahead on points for 100.50 to 90",
+        "tied on seed, ahead on points for 100.5 to 90",
         "level on every tiebreaker",
         "",
     ]
@@ -119,7 +119,7 @@ def test_a_snapshot_keeps_every_value_and_tells_its_reasons():
     (only,), _ = standing_lines(tournament, entrant=second)
     assert only.position == 2 and only.reason == "level on every tiebreaker"
     (top,), _ = standing_lines(tournament, stage=stage, limit=1)
-    assert top.reason == "tied on seed, ahead on points for 100.50 to 90"
+    assert top.reason == "tied on seed, ahead on points for 100.5 to 90"
 
 
 def test_a_bye_counts_in_the_standings_once_its_round_is_published(
