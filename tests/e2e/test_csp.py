@@ -12,10 +12,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PASSWORD = "correct-horse-battery"
 
 
-def test_no_page_breaks_the_content_security_policy(live_server, browser):
-    organizer = UserFactory(username="organizer", password=PASSWORD)
-    tournament, round_ = make_event(organizer, slug="copa")
-    game = round_.matches.order_by("table_number").first().game
+def watched_page(browser):
+    """A desktop page that lists every refusal Chromium reports for the policy."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(15_000)
@@ -28,6 +26,14 @@ def test_no_page_breaks_the_content_security_policy(live_server, browser):
             else None
         ),
     )
+    return context, page, violations
+
+
+def test_no_page_breaks_the_content_security_policy(live_server, browser):
+    organizer = UserFactory(username="organizer", password=PASSWORD)
+    tournament, round_ = make_event(organizer, slug="copa")
+    game = round_.matches.order_by("table_number").first().game
+    context, page, violations = watched_page(browser)
     page.on("pageerror", lambda error: violations.append(f"{page.url}: {error}"))
 
     base = live_server.url
@@ -59,18 +65,7 @@ def test_no_page_breaks_the_content_security_policy(live_server, browser):
 def test_the_admin_keeps_to_the_policy_too(live_server, browser):
     SuperuserFactory(username="root", password=PASSWORD)
     game = make_event(UserFactory(username="organizer"), slug="copa")[1].matches.first().game
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    violations: list[str] = []
-    page.on(
-        "console",
-        lambda message: (
-            violations.append(f"{page.url}: {message.text}")
-            if "Content Security Policy" in message.text
-            else None
-        ),
-    )
+    context, page, violations = watched_page(browser)
     base = live_server.url
     page.goto(f"{base}/admin/login/")
     page.locator("#id_username").fill("root")

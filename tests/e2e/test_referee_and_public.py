@@ -122,12 +122,10 @@ def test_partners_tied_block_scores_nothing(live_server, phone, shot):
     assert hand.ended == "block" and hand.awards == {"A+C": 0, "B+D": 0}
 
 
-def test_a_player_watches_the_standings_change_without_reloading(live_server, browser, shot):
-    from playwright.sync_api import expect
-
-    organizer = UserFactory(username="organizer")
+def league_in_play(organizer, *, name: str, slug: str):
+    """Eight players at two tables of a published first round: (tournament, stage, round)."""
     tournament = services.create_tournament(
-        by=organizer, name="Copa en vivo", ruleset_key="cutthroat", table_size=4, slug="vivo"
+        by=organizer, name=name, ruleset_key="cutthroat", table_size=4, slug=slug
     )
     services.update_tournament(tournament, by=organizer, status="registration")
     services.register_entrants(
@@ -137,6 +135,14 @@ def test_a_player_watches_the_standings_change_without_reloading(live_server, br
     services.update_tournament(tournament, by=organizer, status="running")
     round_ = services.generate_round(stage, by=organizer)
     services.publish_round(round_, by=organizer)
+    return tournament, stage, round_
+
+
+def test_a_player_watches_the_standings_change_without_reloading(live_server, browser, shot):
+    from playwright.sync_api import expect
+
+    organizer = UserFactory(username="organizer")
+    _tournament, _stage, round_ = league_in_play(organizer, name="Copa en vivo", slug="vivo")
     match = round_.matches.order_by("table_number").first()
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -171,17 +177,7 @@ def test_a_phone_sees_one_table_change_and_follows_the_tables_into_the_next_roun
     live_server, phone, shot
 ):
     organizer = UserFactory(username="organizer")
-    tournament = services.create_tournament(
-        by=organizer, name="Copa móvil", ruleset_key="cutthroat", table_size=4, slug="movil"
-    )
-    services.update_tournament(tournament, by=organizer, status="registration")
-    services.register_entrants(
-        tournament, by=organizer, text="\n".join(f"Jugador {i}" for i in range(1, 9))
-    )
-    stage = services.add_stage(tournament, by=organizer, name="Liga", format="round_robin")
-    services.update_tournament(tournament, by=organizer, status="running")
-    round_ = services.generate_round(stage, by=organizer)
-    services.publish_round(round_, by=organizer)
+    _tournament, stage, round_ = league_in_play(organizer, name="Copa móvil", slug="movil")
     first, second = round_.matches.order_by("table_number")
 
     page = phone
