@@ -24,6 +24,14 @@ from scoring.services import GameConflict, SeatSpec
 
 VOID_REASON_LENGTH = 500
 
+# What a hand's end says, the same whether it is recorded or corrected.
+HAND_FIELDS = ("ended", "domino_by", "pips", "tiles", "leader", "lowest_tiles")
+
+
+def _hand_fields(data: dict) -> dict:
+    return {name: data[name] for name in HAND_FIELDS}
+
+
 IDEMPOTENCY = OpenApiParameter(
     HEADER,
     OpenApiTypes.STR,
@@ -245,13 +253,8 @@ class HandListView(GameMixin, APIView):
                 pk,
                 by=request.user,
                 number=data["number"],
-                ended=data["ended"],
-                domino_by=data["domino_by"],
-                pips=data["pips"],
-                tiles=data["tiles"],
-                leader=data["leader"],
                 in_play=[dict(entry) for entry in data["in_play"]],
-                lowest_tiles=data["lowest_tiles"],
+                **_hand_fields(data),
             )
         except Game.DoesNotExist as error:
             raise Http404 from error
@@ -299,13 +302,8 @@ class HandDetailView(GameMixin, APIView):
             by=request.user,
             reason=data["reason"],
             expected_version=data["expected_version"],
-            ended=data["ended"],
-            domino_by=data["domino_by"],
-            pips=data["pips"],
-            tiles=data["tiles"],
-            leader=data["leader"],
             in_play=None if in_play is None else [dict(entry) for entry in in_play],
-            lowest_tiles=data["lowest_tiles"],
+            **_hand_fields(data),
         )
         return Response(
             {"hand": s.HandSerializer(outcome.hand).data, "game": game_state(outcome.game)}
