@@ -145,8 +145,9 @@ def manage(request, slug: str):
     staff = list(
         Staff.objects.filter(tournament=tournament).select_related("user").order_by("role", "pk")
     )
+    managed = services.accounts_managed_here(tournament)
     for member in staff:
-        member.credentials_here = services.credentials_managed_here(tournament, member.user)
+        member.credentials_here = member.user_id in managed
     invitations = list(tournament.invitations.select_related("user"))
     return render(
         request,

@@ -406,22 +406,38 @@ def create_referee(tournament: Tournament, *, by, username: str) -> tuple[Any, s
     return user, password
 
 
-def credentials_managed_here(tournament: Tournament, user) -> bool:
-    """Whether the event's organizers may set ``user``'s API token.
+def accounts_managed_here(tournament: Tournament, users=None) -> set[int]:
+    """The ids of the accounts whose API token the event's organizers may set.
 
-    Only for a referee account this event created, that holds no role in any other event
-    and has no powers of its own (not staff of the site, not a superuser).
+    Only referee accounts this event created, that hold no role or invitation in any
+    other event, no organizer role, and no powers of their own (not staff of the site,
+    not a superuser). ``users`` narrows the answer to those ids; three queries in all.
     """
-    if user is None or user.is_superuser or user.is_staff:
-        return False
-    if not EventAccount.objects.filter(user=user, tournament=tournament).exists():
-        return False
-    roles = Staff.objects.filter(user=user)
-    return not (
-        roles.exclude(tournament=tournament).exists()
-        or roles.filter(role=Staff.Role.ORGANIZER).exists()
-        or Invitation.objects.filter(user=user).exclude(tournament=tournament).exists()
+    created = EventAccount.objects.filter(
+        tournament=tournament, user__is_superuser=False, user__is_staff=False
     )
+    if users is not None:
+        created = created.filter(user_id__in=users)
+    candidates = set(created.values_list("user_id", flat=True))
+    if not candidates:
+        return set()
+    roles = Staff.objects.filter(user_id__in=candidates)
+    taken = set(
+        roles.filter(~Q(tournament=tournament) | Q(role=Staff.Role.ORGANIZER)).values_list(
+            "user_id", flat=True
+        )
+    )
+    taken |= set(
+        Invitation.objects.filter(user_id__in=candidates)
+        .exclude(tournament=tournament)
+        .values_list("user_id", flat=True)
+    )
+    return candidates - taken
+
+
+def credentials_managed_here(tournament: Tournament, user) -> bool:
+    """Whether the event's organizers may set ``user``'s API token."""
+    return user is not None and user.pk in accounts_managed_here(tournament, [user.pk])
 
 
 def _check_credentials_managed_here(tournament: Tournament, user) -> None:
