@@ -63,11 +63,11 @@ class WriteTimer:
     tournament's lock to the commit."""
 
     def __init__(self):
-        from tournaments import services
+        from tournaments.services import results
 
         self.seconds = float("nan")
-        self._lock = services._lock_tournament
-        services._lock_tournament = self._timed_lock
+        self._lock = results._lock_tournament
+        results._lock_tournament = self._timed_lock
 
     def _timed_lock(self, tournament):
         from django.db import transaction

@@ -1,0 +1,89 @@
+"""Every write an organizer makes to a tournament: one function per action, one transaction,
+grouped by subject (the event and its settings, staff, entrants, stages and rounds, results).
+
+Games are created and scored through ``scoring.services``; these modules seat entrants at
+tables, pair rounds and move bracket winners on. Callers import from the package."""
+
+from tournaments.services.common import (
+    ELIMINATION,
+    STATUS_ORDER,
+    BulkRegistrationError,
+    TournamentConflict,
+    TournamentError,
+)
+from tournaments.services.entrants import (
+    check_in,
+    preview_entrants,
+    register_entrant,
+    register_entrants,
+    set_seed,
+    withdraw,
+)
+from tournaments.services.events import (
+    create_tournament,
+    update_tournament,
+)
+from tournaments.services.results import (
+    finish_stage,
+    record_seat_results,
+    refresh_seat_results,
+    seat_results,
+)
+from tournaments.services.rounds import (
+    add_stage,
+    advance_bracket,
+    bracket_results,
+    generate_round,
+    publish_round,
+    swap_seats,
+)
+from tournaments.services.staff import (
+    accept_invitation,
+    accounts_managed_here,
+    assign_referee,
+    assign_round_referees,
+    create_referee,
+    credentials_managed_here,
+    decline_invitation,
+    invite_staff,
+    issue_token,
+    remove_staff,
+    revoke_token,
+)
+
+__all__ = [
+    "ELIMINATION",
+    "STATUS_ORDER",
+    "BulkRegistrationError",
+    "TournamentConflict",
+    "TournamentError",
+    "accept_invitation",
+    "accounts_managed_here",
+    "add_stage",
+    "advance_bracket",
+    "assign_referee",
+    "assign_round_referees",
+    "bracket_results",
+    "check_in",
+    "create_referee",
+    "create_tournament",
+    "credentials_managed_here",
+    "decline_invitation",
+    "finish_stage",
+    "generate_round",
+    "invite_staff",
+    "issue_token",
+    "preview_entrants",
+    "publish_round",
+    "record_seat_results",
+    "refresh_seat_results",
+    "register_entrant",
+    "register_entrants",
+    "remove_staff",
+    "revoke_token",
+    "seat_results",
+    "set_seed",
+    "swap_seats",
+    "update_tournament",
+    "withdraw",
+]

@@ -1,0 +1,55 @@
+"""What every organizer's action shares: its errors, the tournament lock and the
+live parts it makes stale."""
+
+from django.db import transaction
+
+from domain.errors import Conflict, UserError
+from domain.say import say
+from tournaments.entries import LineProblem
+from tournaments.models import (
+    Tournament,
+)
+
+
+class TournamentError(UserError):
+    """An organizer's request that cannot be carried out, with the field at fault."""
+
+
+class TournamentConflict(TournamentError, Conflict):
+    """The tournament's state forbids this now (round already generated, started ...)."""
+
+
+class BulkRegistrationError(TournamentError):
+    """A pasted list had bad or duplicate lines; nothing was registered."""
+
+    def __init__(self, problems: list[LineProblem]):
+        super().__init__(
+            say("{count} line(s) need fixing; nothing was registered.", count=len(problems)),
+            "entrants",
+        )
+        self.problems = problems
+
+    def body(self, tell) -> dict:
+        """Every line at fault, so the organizer can fix them all at once."""
+        return {
+            "detail": tell(self.message),
+            "errors": {"text": [f"line {p.line}: {tell(p.message)}" for p in self.problems]},
+            "problems": [
+                {"line": p.line, "text": p.text, "message": tell(p.message)} for p in self.problems
+            ],
+        }
+
+
+STATUS_ORDER = [choice for choice, _ in Tournament.Status.choices]
+ELIMINATION = ("single_elimination", "double_elimination")
+
+
+def _lock_tournament(tournament: Tournament) -> Tournament:
+    return Tournament.objects.select_for_update().get(pk=tournament.pk)
+
+
+def _forget_live_parts(tournament_id: int) -> None:
+    """After the write commits, pollers of the event's live parts get them afresh."""
+    from tournaments import live
+
+    transaction.on_commit(lambda: live.forget_tournament(tournament_id))

@@ -1,0 +1,167 @@
+"""Finishing a stage, and the result each game leaves on its match seats."""
+
+from django.db import transaction
+from django.db.models import Case, Count, Q, Sum, Value, When
+
+from accounts.permissions import require
+from domain.say import say
+from scoring.models import Game
+from tournaments.models import (
+    Match,
+    MatchSeat,
+    Stage,
+    Tournament,
+)
+from tournaments.services.common import (
+    TournamentConflict,
+    _forget_live_parts,
+    _lock_tournament,
+)
+from tournaments.standings import side_results
+
+
+def _stage_games_state(stage: Stage) -> tuple[int, int, int]:
+    """(games, unfinished games, sum of their revisions) of a stage's tables: every change
+    to a game bumps its revision, so an equal triple means the same results."""
+    games = Game.objects.filter(match__round__stage=stage, match__bye=False)
+    state = games.aggregate(
+        games=Count("pk"),
+        unfinished=Count("pk", filter=~Q(status=Game.Status.FINISHED)),
+        revisions=Sum("revision"),
+    )
+    return state["games"], state["unfinished"], state["revisions"] or 0
+
+
+def _check_finishable(stage: Stage, state: tuple[int, int, int]) -> None:
+    if stage.status == Stage.Status.FINISHED:
+        raise TournamentConflict(say("This stage is already finished."), "stage")
+    if state[1]:
+        raise TournamentConflict(
+            say("{value} game(s) of this stage are not finished.", value=state[1]), "stage"
+        )
+
+
+def finish_stage(
+    stage: Stage, *, by, top: int | None = None, per_pool: int | None = None
+) -> Stage | None:
+    """Close a stage and seed the next one from its standings (top N, or top k per pool).
+
+    The ranking is computed with no transaction open (it reads every game of the stage);
+    the write then re-checks, under the tournament's, the stage's and its games' locks,
+    that nothing changed meanwhile, and starts over if a result did.
+    """
+    from tournaments.standings_store import stage_ranking
+
+    require(by, "tournament.manage", stage.tournament)
+    for _attempt in range(3):
+        stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
+        seen = _stage_games_state(stage)
+        _check_finishable(stage, seen)
+        ranking = stage_ranking(stage, per_pool=per_pool)
+        with transaction.atomic():
+            tournament = _lock_tournament(stage.tournament)
+            stage = Stage.objects.select_for_update().get(pk=stage.pk)
+            require(by, "tournament.manage", tournament)
+            # Holding the games' locks keeps a correction from landing between the check
+            # and the commit.
+            list(
+                Game.objects.select_for_update()
+                .filter(match__round__stage=stage)
+                .values_list("pk", flat=True)
+            )
+            now = _stage_games_state(stage)
+            _check_finishable(stage, now)
+            if now == seen:
+                return _close_stage(tournament, stage, ranking[:top] if top else ranking)
+    raise TournamentConflict(
+        say("Results of this stage keep changing; finish it once the tables are settled."),
+        "stage",
+    )
+
+
+def _close_stage(tournament: Tournament, stage: Stage, chosen: list[int]) -> Stage | None:
+    """Mark the stage finished and seed the next one (or finish the tournament)."""
+    _forget_live_parts(tournament.pk)
+    stage.status = Stage.Status.FINISHED
+    stage.save(update_fields=["status"])
+    following = tournament.stages.filter(order__gt=stage.order).order_by("order").first()
+    if following is None:
+        tournament.status = Tournament.Status.FINISHED
+        tournament.save(update_fields=["status", "updated_at"])
+        return None
+    through = Stage.entrants.through
+    through.objects.filter(stage=following).delete()
+    through.objects.bulk_create(
+        (through(stage=following, entrant_id=entrant_id) for entrant_id in chosen),
+        batch_size=2000,
+    )
+    # The next stage seeds by this stage's finishing order.
+    following.settings = {**following.settings, "seeding": chosen}
+    following.save(update_fields=["settings"])
+    return following
+
+
+def seat_results(game: Game) -> list[dict]:
+    """A finished game's result columns for each of its match seats, in seat order."""
+    results = side_results(game.totals, game.tallies, game.winner)
+    everyone = sum(result.total for result in results)
+    return [
+        {
+            "total": result.total,
+            "placement": result.placement,
+            "won": result.won,
+            "sides": len(results),
+            "opponents_total": everyone - result.total,
+            "hands_won": result.hands_won,
+            "dominoes": result.dominoes,
+            "penalties": result.penalties,
+            "last_hand_at": game.last_hand_at,
+        }
+        for result in results
+    ]
+
+
+def record_seat_results(game: Game) -> int:
+    """Write the game's result on its match seats while it is finished, clear it otherwise.
+
+    Runs inside the scoring transaction that changed the game (``game_saved``); returns
+    the number of seats written.
+    """
+    seats = MatchSeat.objects.filter(match__game_id=game.pk)
+    if game.status != Game.Status.FINISHED:
+        return seats.exclude(total=None).update(**dict.fromkeys(MatchSeat.RESULT_FIELDS))
+    by_position = seat_results(game)
+    columns = {}
+    for name in MatchSeat.RESULT_FIELDS:
+        values = [seat[name] for seat in by_position]
+        if len(set(values)) == 1:  # the same at every seat (the table size, the last hand)
+            columns[name] = values[0]
+            continue
+        columns[name] = Case(
+            *(When(position=i, then=Value(value)) for i, value in enumerate(values)),
+            output_field=MatchSeat._meta.get_field(name),
+        )
+    return seats.update(**columns)
+
+
+def refresh_seat_results(tournament: Tournament) -> int:
+    """Rewrite the seat results of every game of the tournament that disagree with the
+    game itself (after a repair made outside the services); returns how many games."""
+    rewritten = 0
+    games = Match.objects.filter(round__stage__tournament=tournament).exclude(game=None)
+    for game_id in games.values_list("game_id", flat=True):
+        with transaction.atomic():
+            game = Game.objects.select_for_update().get(pk=game_id)
+            kept = list(
+                MatchSeat.objects.filter(match__game_id=game_id)
+                .order_by("position")
+                .values(*MatchSeat.RESULT_FIELDS)
+            )
+            if game.status == Game.Status.FINISHED:
+                expected = seat_results(game)
+            else:
+                expected = [dict.fromkeys(MatchSeat.RESULT_FIELDS) for _ in kept]
+            if kept != expected:
+                record_seat_results(game)
+                rewritten += 1
+    return rewritten

@@ -1,0 +1,486 @@
+"""Stages, and the rounds paired inside them: seating, publishing, swapping and moving
+bracket winners on."""
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from accounts.permissions import require
+from domain.say import say
+from tournaments.models import (
+    Entrant,
+    Match,
+    MatchSeat,
+    Round,
+    Stage,
+    Tournament,
+)
+from tournaments.pairing.base import EntrantStub
+from tournaments.services.common import (
+    ELIMINATION,
+    TournamentConflict,
+    TournamentError,
+    _forget_live_parts,
+    _lock_tournament,
+)
+
+
+def add_stage(
+    tournament: Tournament, *, by, name: str, format: str, settings: dict | None = None
+) -> Stage:
+    """Add the next stage (a round robin, Swiss, bracket or pools) to the tournament."""
+    from tournaments.pairing import get_engine
+    from tournaments.pairing.base import check_positive_int
+
+    if format not in Stage.Format.values:
+        formats = ", ".join(Stage.Format.values)
+        raise TournamentError(
+            say(
+                "Unknown format {format!r}; choose from {formats}.", format=format, formats=formats
+            ),
+            "format",
+        )
+    settings = dict(settings or {})
+    engine = get_engine(format)
+    try:
+        if "seed" in settings:
+            check_positive_int(settings, "seed")
+        engine.validate_settings(settings, table_size=tournament.sides_per_table)
+    except ValueError as error:
+        raise TournamentError(str(error), "settings") from error
+    with transaction.atomic():
+        tournament = _lock_tournament(tournament)
+        require(by, "tournament.manage", tournament)
+        order = (tournament.stages.aggregate(m=Max("order"))["m"] or 0) + 1
+        try:
+            return Stage.objects.create(
+                tournament=tournament,
+                order=order,
+                name=" ".join((name or "").split()) or Stage.Format(format).label,
+                format=format,
+                settings=settings,
+            )
+        except IntegrityError as error:  # pragma: no cover - guarded by the lock
+            raise TournamentConflict(say("Another stage was added at the same time.")) from error
+
+
+def _stage_entrants(stage: Stage) -> list[Entrant]:
+    members = list(stage.entrants.all())
+    if members:
+        return members
+    return list(stage.tournament.entrants.all())
+
+
+def _history(stage: Stage, entrants: list[Entrant]) -> list[EntrantStub]:
+    """Entrant stubs with whom each met, the seats sat, byes, short tables and wins."""
+    from tournaments.pairing.base import EntrantStub
+
+    met: dict[int, dict[int, int]] = {e.pk: {} for e in entrants}
+    seats: dict[int, list[int]] = {e.pk: [] for e in entrants}
+    byes: dict[int, int] = dict.fromkeys(met, 0)
+    short: dict[int, int] = dict.fromkeys(met, 0)
+    score: dict[int, float] = dict.fromkeys(met, 0.0)
+    tables: dict[int, list] = {}
+    rows = MatchSeat.objects.filter(round__stage=stage).values(
+        "match_id",
+        "entrant_id",
+        "position",
+        "match__bye",
+        "match__game__winner",
+        "match__game__status",
+    )
+    for row in rows:
+        tables.setdefault(row["match_id"], []).append(row)
+    full = stage.tournament.sides_per_table
+    for seated in tables.values():
+        ids = [row["entrant_id"] for row in seated]
+        for row in seated:
+            me = row["entrant_id"]
+            if me not in met:
+                continue
+            if row["match__bye"]:
+                byes[me] += 1
+                score[me] += 1
+                continue
+            seats[me].append(row["position"])
+            if len(seated) < full:
+                short[me] += 1
+            for other in ids:
+                if other != me:
+                    met[me][other] = met[me].get(other, 0) + 1
+            side = "+".join(
+                "ABCDEF"[i]
+                for i in (
+                    (row["position"], row["position"] + 2)
+                    if stage.tournament.is_teams
+                    else (row["position"],)
+                )
+            )
+            if row["match__game__status"] == "finished" and row["match__game__winner"] == side:
+                score[me] += 1
+    seeding = {
+        entrant_id: place
+        for place, entrant_id in enumerate(stage.settings.get("seeding", []), start=1)
+    }
+    return [
+        EntrantStub(
+            id=e.pk,
+            seed=seeding.get(e.pk, len(seeding) + e.seed),
+            score=score[e.pk],
+            met=met[e.pk],
+            seats=tuple(seats[e.pk]),
+            byes=byes[e.pk],
+            short_tables=short[e.pk],
+            withdrawn=e.withdrawn,
+        )
+        for e in entrants
+    ]
+
+
+def bracket_results(stage: Stage) -> dict[str, list[int]]:
+    """Played bracket slots: slot → entrant ids best first (by the game's final totals)."""
+    results: dict[str, list[int]] = {}
+    matches = (
+        Match.objects.filter(round__stage=stage, bye=False, game__status="finished")
+        .exclude(slot="")
+        .exclude(slot__startswith="P")
+        .select_related("game")
+        .prefetch_related("seats")
+    )
+    teams = stage.tournament.is_teams
+    for match in matches:
+        totals = match.game.totals
+        sides = list(totals)
+        ranked = sorted(
+            match.seats.all(),
+            key=lambda seat: (
+                seat.entrant_id != _winner_entrant(match, teams),
+                -totals.get(sides[seat.position], 0) if seat.position < len(sides) else 0,
+                seat.position,
+            ),
+        )
+        results[match.slot] = [seat.entrant_id for seat in ranked]
+    return results
+
+
+def _winner_entrant(match: Match, teams: bool) -> int | None:
+    winner = match.game.winner
+    if not winner:
+        return None
+    sides = list(match.game.totals)
+    position = sides.index(winner) if winner in sides else None
+    for seat in match.seats.all():
+        if seat.position == position:
+            return seat.entrant_id
+    return None
+
+
+def _game_seats(tournament: Tournament, entrants: list[Entrant]) -> list:
+    """Players in the order of play: partners sit across (team 1, team 2, team 1, team 2)."""
+    if tournament.is_teams:
+        first, second = entrants
+        return [first.player, second.player, first.partner, second.partner]
+    return [entrant.player for entrant in entrants]
+
+
+def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -> list[Match]:
+    """Write a pairing's tables: their games, matches and seats, in a few bulk inserts."""
+    from scoring.services import create_games
+
+    tournament = stage.tournament
+    ids = {entrant_id for table in result.tables for entrant_id in table.entrants}
+    by_id = Entrant.objects.select_related("player", "partner").in_bulk(ids)
+    numbered = [
+        (first_table + offset, table, [by_id[entrant_id] for entrant_id in table.entrants])
+        for offset, table in enumerate(result.tables)
+    ]
+    played = [(number, entrants) for number, table, entrants in numbered if not table.bye]
+    games = create_games(
+        ruleset_key=tournament.ruleset_key,
+        overrides=tournament.overrides,
+        tables=[
+            (
+                _game_seats(tournament, entrants),
+                f"{tournament.name} · {stage.name} · round {round_.number}, table {number}",
+            )
+            for number, entrants in played
+        ],
+        public=tournament.public,
+        followed=True,
+        held=round_.status == Round.Status.DRAFT,
+    )
+    game_at = {number: game for (number, _), game in zip(played, games, strict=True)}
+    matches = Match.objects.bulk_create(
+        Match(
+            round=round_,
+            table_number=number,
+            game=game_at.get(number),
+            bye=table.bye,
+            slot=table.slot or (f"P{table.pool}" if table.pool else ""),
+        )
+        for number, table, _ in numbered
+    )
+    MatchSeat.objects.bulk_create(
+        MatchSeat(match=match, round=round_, entrant=entrant, position=position)
+        for match, (_, _, entrants) in zip(matches, numbered, strict=True)
+        for position, entrant in enumerate(entrants)
+    )
+    return matches
+
+
+def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
+    """Pair the stage's next round: its tables, seats and games, all in one transaction."""
+    from tournaments.pairing import PairingError, get_engine
+
+    with transaction.atomic():
+        tournament = _lock_tournament(stage.tournament)
+        stage = Stage.objects.select_for_update().get(pk=stage.pk)
+        require(by, "tournament.manage", tournament)
+        if stage.status == Stage.Status.FINISHED:
+            raise TournamentConflict(say("This stage is finished."), "stage")
+        earlier = Stage.objects.filter(tournament=tournament, order__lt=stage.order).exclude(
+            status=Stage.Status.FINISHED
+        )
+        if earlier.exists():
+            raise TournamentConflict(say("Finish the earlier stage first."), "stage")
+        last = stage.rounds.order_by("-number").first()
+        if last is not None and last.status == Round.Status.DRAFT:
+            raise TournamentConflict(
+                say(
+                    "Round {number} is not published yet: publish it (or fix it) first.",
+                    number=last.number,
+                ),
+                "round",
+            )
+        engine = get_engine(stage.format)
+        needs_results = stage.format in ("swiss", *ELIMINATION)
+        if (
+            last is not None
+            and needs_results
+            and Match.objects.filter(round=last, bye=False)
+            .exclude(game__status="finished")
+            .exists()
+        ):
+            raise TournamentConflict(
+                say(
+                    "Round {number} has games still in play; Swiss and brackets pair from "
+                    "its results.",
+                    number=last.number,
+                ),
+                "round",
+            )
+        entrants = _stage_entrants(stage)
+        active = [e for e in entrants if not e.withdrawn]
+        number = (last.number if last else 0) + 1
+        total = engine.total_rounds(
+            len(entrants), table_size=tournament.sides_per_table, settings=stage.settings
+        )
+        if number > total:
+            raise TournamentConflict(
+                say("This stage has {total} round(s); all are paired.", total=total), "round"
+            )
+        stubs = _history(stage, entrants)
+        if stage.format == "swiss":
+            # Swiss pairs whoever is still playing; schedules and brackets keep their
+            # places and skip a withdrawn entrant themselves.
+            stubs = [s for s in stubs if not s.withdrawn]
+        try:
+            result = engine.pair(
+                stubs,
+                round_number=number,
+                table_size=tournament.sides_per_table,
+                settings=stage.settings,
+                seed=stage.settings.get("seed", stage.pk) if seed is None else seed,
+                results=bracket_results(stage) if stage.format in ELIMINATION else None,
+            )
+        except PairingError as error:
+            raise TournamentError(str(error), "stage") from error
+        if not active:
+            raise TournamentError(say("Nobody is left to pair."), "entrants")
+        round_ = Round.objects.create(
+            stage=stage,
+            number=number,
+            flags=[
+                {
+                    "code": f.code,
+                    "message": f.message,
+                    "template": getattr(f.message, "template", f.message),
+                    "params": getattr(f.message, "params", {}),
+                    "entrants": list(f.entrants),
+                }
+                for f in result.flags
+            ],
+        )
+        _seat_tables(stage, round_, result)
+        if stage.status == Stage.Status.PENDING:
+            stage.status = Stage.Status.RUNNING
+            stage.save(update_fields=["status"])
+        if tournament.status in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
+            tournament.status = Tournament.Status.RUNNING
+            tournament.save(update_fields=["status", "updated_at"])
+    return round_
+
+
+def publish_round(round_: Round, *, by) -> Round:
+    """Make a generated round's tables official: visible to everyone who may see the
+    event, and open for scoring."""
+    from scoring.services import release_games
+
+    with transaction.atomic():
+        round_ = (
+            Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_.pk)
+        )
+        require(by, "tournament.manage", round_.stage.tournament)
+        if round_.status != Round.Status.DRAFT:
+            raise TournamentConflict(
+                say("Round {number} is already published.", number=round_.number), "round"
+            )
+        round_.status = Round.Status.PUBLISHED
+        round_.published_at = timezone.now()
+        round_.save(update_fields=["status", "published_at"])
+        release_games(
+            Match.objects.filter(round=round_, game__isnull=False).values_list("game_id", flat=True)
+        )
+        # Pages opened before it move to the new round at their next poll.
+        from tournaments import live
+
+        transaction.on_commit(lambda: live.forget_round(round_))
+        # The standings list everyone from the first round on (a bye counts from the
+        # moment its round is published); hands of games in play move no standing, so
+        # this is the round's only recompute until a game finishes.
+        from tournaments.tasks import request_recompute
+
+        tournament_id = round_.stage.tournament_id
+        transaction.on_commit(lambda: request_recompute(tournament_id))
+    return round_
+
+
+def swap_seats(round_: Round, first: Entrant, second: Entrant, *, by) -> Round:
+    """An organizer's fix before the round starts: two entrants trade places."""
+    from scoring.models import Hand, Seat
+
+    with transaction.atomic():
+        round_ = (
+            Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_.pk)
+        )
+        tournament = round_.stage.tournament
+        require(by, "tournament.manage", tournament)
+        if first.pk == second.pk:
+            raise TournamentError(say("Choose two different entrants."), "entrants")
+        seats = {
+            s.entrant_id: s
+            for s in MatchSeat.objects.filter(
+                round=round_, entrant_id__in=[first.pk, second.pk]
+            ).select_related("match")
+        }
+        if len(seats) != 2:
+            raise TournamentError(say("Both entrants must be seated in this round."), "entrants")
+        one, two = seats[first.pk], seats[second.pk]
+        games = [m.game_id for m in (one.match, two.match) if m.game_id]
+        if Hand.objects.filter(game_id__in=games).exists() or any(
+            m.game and m.game.status != "scheduled" for m in (one.match, two.match)
+        ):
+            raise TournamentConflict(
+                say("A game at those tables has started; seats are fixed."), "round"
+            )
+        # Trade places through a parking position so the unique constraints hold throughout.
+        one_match, one_position = one.match_id, one.position
+        MatchSeat.objects.filter(pk=one.pk).update(position=999)
+        MatchSeat.objects.filter(pk=two.pk).update(match_id=one_match, position=one_position)
+        MatchSeat.objects.filter(pk=one.pk).update(match_id=two.match_id, position=two.position)
+        # Re-validate: every table still seats distinct entrants; rebuild the games' seats.
+        for match in {one.match, two.match}:
+            if match.game_id:
+                ordered = [
+                    s.entrant
+                    for s in MatchSeat.objects.filter(match=match)
+                    .select_related("entrant__player", "entrant__partner")
+                    .order_by("position")
+                ]
+                players = _game_seats(tournament, ordered)
+                for seat, player in zip(
+                    Seat.objects.filter(game_id=match.game_id).order_by("position"),
+                    players,
+                    strict=True,
+                ):
+                    seat.player = player
+                    seat.display_name = player.display_name
+                    seat.save(update_fields=["player", "display_name"])
+        round_.flags = [
+            *round_.flags,
+            {
+                "code": "swap",
+                "message": f"Organizer swapped {first.name} and {second.name}.",
+                "template": say(
+                    "Organizer swapped {first} and {second}.", first="", second=""
+                ).template,
+                "params": {"first": first.name, "second": second.name},
+                "entrants": [first.pk, second.pk],
+            },
+        ]
+        round_.save(update_fields=["flags"])
+        _forget_live_parts(tournament.pk)
+    return round_
+
+
+def advance_bracket(match: Match) -> list[Match]:
+    """Seat the winners of a finished bracket game at the tables they now reach."""
+    stage = match.round.stage
+    if stage.format not in ELIMINATION or not match.slot:
+        return []
+    from tournaments.pairing import get_engine
+
+    with transaction.atomic():
+        tournament = _lock_tournament(stage.tournament)
+        stage = Stage.objects.get(pk=stage.pk)
+        results = bracket_results(stage)
+        entrants = _stage_entrants(stage)
+        created = []
+        engine = get_engine(stage.format)
+        for number in range(
+            match.round.number + 1,
+            engine.total_rounds(
+                len(entrants), table_size=tournament.sides_per_table, settings=stage.settings
+            )
+            + 1,
+        ):
+            pairing = engine.pair(
+                _history(stage, entrants),
+                round_number=number,
+                table_size=tournament.sides_per_table,
+                settings=stage.settings,
+                seed=stage.settings.get("seed", stage.pk),
+                results=results,
+            )
+            existing = Match.objects.filter(round__stage=stage, round__number=number)
+            taken = {m.slot: m for m in existing}
+            fresh = [t for t in pairing.tables if t.slot not in taken]
+            _flag_changed_successors(stage, pairing, taken)
+            if not fresh:
+                continue
+            round_, _ = Round.objects.get_or_create(
+                stage=stage,
+                number=number,
+                defaults={"status": Round.Status.PUBLISHED, "published_at": timezone.now()},
+            )
+            first = (existing.aggregate(m=Max("table_number"))["m"] or 0) + 1
+            from tournaments.pairing.base import PairingResult
+
+            created += _seat_tables(stage, round_, PairingResult(tuple(fresh)), first_table=first)
+    return created
+
+
+def _flag_changed_successors(stage: Stage, pairing, taken: dict[str, Match]) -> None:
+    """A correction changed who reached a table already seated: say so, rewrite nothing."""
+    wanted = {t.slot: set(t.entrants) for t in pairing.tables}
+    for slot, match in taken.items():
+        if slot not in wanted:
+            continue
+        seated = set(match.seats.values_list("entrant_id", flat=True))
+        if seated != wanted[slot] and not match.needs_attention:
+            match.needs_attention = True
+            match.attention_reason = (
+                "A correction changed who reached this table after it was seated; "
+                "check it before play goes on."
+            )
+            match.save(update_fields=["needs_attention", "attention_reason"])
