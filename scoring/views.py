@@ -24,16 +24,23 @@ from accounts.idempotency import claim
 from accounts.permissions import allowed
 from domain.i18n import told
 from scoring import charts, services, wording
+from scoring.bounds import MAX_PLAY_POINTS, MOST_PLAY_POINTS, PLAY_POINTS_STEP
 from scoring.forms import CorrectionForm, EventForm, HandForm, in_names
 from scoring.models import Game, Hand, ScoreEvent
-from scoring.rulesets import ScoringError
+from scoring.rulesets import RuleSet, ScoringError
 from scoring.selectors import game_sheet, preview_hand, ruleset_of
 
 # Higher apps add links shown on a game's pages (its tournament, its table) without
 # scoring importing them: each hook takes a game and returns (label, url) pairs.
 GAME_LINKS: list[Callable[[Game], list[tuple[str, str]]]] = []
 
-IN_PLAY_BUTTONS = (5, 10, 15, 20, 25, 30, 35)
+
+def in_play_buttons(ruleset: RuleSet) -> list[int]:
+    """+5 up to the most the open ends can show: 35 with one set, 40 with two."""
+    if not ruleset.in_play_scoring:
+        return []
+    most = MAX_PLAY_POINTS.get(ruleset.boxes, MOST_PLAY_POINTS)
+    return list(range(PLAY_POINTS_STEP, most + 1, PLAY_POINTS_STEP))
 
 
 def game_links(game: Game) -> list[tuple[str, str]]:
@@ -148,7 +155,7 @@ def _panel_context(game: Game, *, form: HandForm | None = None, notice: str = ""
         form = HandForm(
             seats=sheet.seats,
             ruleset=ruleset,
-            leader=game.next_leader,
+            leader=_expected_leader(game, ruleset, [seat.name for seat in sheet.seats]),
             initial={"number": number},
         )
     events = list(
@@ -162,27 +169,90 @@ def _panel_context(game: Game, *, form: HandForm | None = None, notice: str = ""
         number=number,
         events=events,
         ruleset=ruleset,
-        in_play_buttons=[p for p in IN_PLAY_BUTTONS if ruleset.in_play_scoring],
+        in_play_buttons=in_play_buttons(ruleset),
+        most_play_points=MAX_PLAY_POINTS.get(ruleset.boxes, MOST_PLAY_POINTS),
         event_key=_fresh_key(),
         notice=notice,
         error=error,
         recent=[row for row in reversed(sheet.rows) if not row.in_progress],
+        referee_words=_referee_words(),
     )
     return context
+
+
+def _referee_words() -> dict[str, str]:
+    """What the phone's script says, in the page's language ({…} are filled in there)."""
+    return {
+        "saving": gettext("Saving: {what}…"),
+        "waiting_one": gettext("1 action not sent yet: it is sent when the connection returns."),
+        "waiting_many": gettext(
+            "{count} actions not sent yet: they are sent, in order, when the connection returns."
+        ),
+        "kept": gettext("Not sent yet: {what}. Kept on this phone; nothing is counted twice."),
+        "hand_kept": gettext(
+            "Hand {number} is kept on this phone and sent by itself when the connection "
+            "returns; it will not be counted twice. You can go on with hand {next}."
+        ),
+        "refused": gettext(
+            "Not saved: {what}. The server refused it: {reason} The page now shows the game "
+            "as the server has it."
+        ),
+        "dropped_one": gettext("1 later action depended on it and was not sent."),
+        "dropped_many": gettext("{count} later actions depended on it and were not sent."),
+        "signed_out": gettext(
+            "The server did not take it (are you still logged in?). Nothing is lost: "
+            "the actions wait on this phone."
+        ),
+        "server_error": gettext(
+            "The server could not answer ({status}); it tries again by itself."
+        ),
+        "hand": gettext("Hand {number}"),
+        "ends_scores": gettext("scores {points}: tap who played"),
+        "ends_not_five": gettext("does not score: not a multiple of 5"),
+        "ends_too_many": gettext("more than any play scores ({most}): check the ends"),
+    }
+
+
+def _expected_leader(game: Game, ruleset: RuleSet, seat_names: list[str]) -> str:
+    """Who leads the next hand where the engine knows it: the game's next leader, or,
+    under rotation, the seat after the last leader noted (so a hand recorded without
+    "Led by" does not stop the rotation)."""
+    if game.next_leader or ruleset.next_leader != "rotate":
+        return game.next_leader
+    noted = (
+        Hand.objects.filter(game=game, is_current=True)
+        .exclude(leader="")
+        .order_by("-number")
+        .values_list("number", "leader")
+        .first()
+    )
+    if noted is None or noted[1] not in seat_names:
+        return ""
+    number, leader = noted
+    steps = game.hand_count + 1 - number
+    return seat_names[(seat_names.index(leader) + steps) % len(seat_names)]
 
 
 def _fresh_key() -> str:
     return uuid.uuid4().hex
 
 
+# The phone's outbox reads this header to tell a refusal (drop it and show the game as
+# the server has it) from a write that was saved or replayed.
+OUTCOME_HEADER = "X-Capicu-Outcome"
+
+
 def _answer(request, game: Game, **panel):
     """The panel for htmx, the whole page otherwise (with a status code that fits)."""
-    status = 400 if panel.get("error") or (panel.get("form") and panel["form"].errors) else 200
+    refused = bool(panel.get("error") or (panel.get("form") and panel["form"].errors))
+    status = 400 if refused else 200
     game.refresh_from_db()
     template = "scoring/_score_panel.html" if request.htmx else "scoring/score.html"
     if request.htmx and status == 400:
         status = 200  # htmx swaps only successful answers; the panel shows the problem
-    return render(request, template, _panel_context(game, **panel), status=status)
+    response = render(request, template, _panel_context(game, **panel), status=status)
+    response[OUTCOME_HEADER] = "refused" if refused else "saved"
+    return response
 
 
 @login_required
@@ -340,8 +410,14 @@ def add_event(request, pk: int):
 @require_POST
 def undo_event(request, pk: int, event_id: int):
     game = _scorable(request, pk)
+    key = request.POST.get("key", "")
     try:
-        event = services.undo_event(game, event_id, by=request.user, reason="undone by referee")
+        with transaction.atomic():
+            if not claim(request.user, key, f"undo {game.pk} {event_id}"):
+                return _answer(
+                    request, game, notice=gettext("Already undone; nothing was undone twice.")
+                )
+            event = services.undo_event(game, event_id, by=request.user, reason="undone by referee")
     except ScoringError as error:
         return _answer(request, game, error=told(error.message))
     except services.GameConflict as error:
@@ -349,6 +425,30 @@ def undo_event(request, pk: int, event_id: int):
     notice = gettext("Undone: {kind} {points:+d}.").format(
         kind=event.get_kind_display().lower(), points=event.points
     )
+    if not request.htmx:
+        return _redirect_with(request, game, notice)
+    return _answer(request, game, notice=notice)
+
+
+@login_required
+@require_POST
+def void(request, pk: int, number: int):
+    """Void a recorded hand from the phone, with the reason (a misdeal, a hand in error)."""
+    game = _scorable(request, pk)
+    key = request.POST.get("key", "")
+    reason = request.POST.get("reason", "")[:300]
+    try:
+        with transaction.atomic():
+            if not claim(request.user, key, f"void {game.pk} {number}"):
+                return _answer(
+                    request, game, notice=gettext("Already voided; nothing was done twice.")
+                )
+            services.void_hand(game, number, by=request.user, reason=reason)
+    except ScoringError as error:
+        return _answer(request, game, error=told(error.message))
+    except services.GameConflict as error:
+        return _answer(request, game, error=told(error.message))
+    notice = gettext("Hand {number} voided: {reason}").format(number=number, reason=reason.strip())
     if not request.htmx:
         return _redirect_with(request, game, notice)
     return _answer(request, game, notice=notice)

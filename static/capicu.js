@@ -15,21 +15,32 @@
     var token = document.querySelector('meta[name="csrf-token"]');
     if (token) event.detail.headers["X-CSRFToken"] = token.content;
   });
+  // The messages come in the page's language from the banner's data- attributes.
+  function words(name, values) {
+    var el = document.getElementById("connection");
+    var text = (el && el.dataset[name]) || "";
+    return text.replace(/\{(\w+)\}/g, function (whole, key) {
+      return values && key in values ? values[key] : whole;
+    });
+  }
   function failed(event) {
-    var form = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("form");
-    if (form && form.dataset.saves) {
-      banner("Not confirmed: the connection failed. Press “" + form.dataset.saves +
-        "” again — it will not be counted twice.");
+    var elt = event.detail.elt;
+    var form = elt && elt.closest && elt.closest("form");
+    if (elt && elt.hasAttribute && elt.hasAttribute("data-quiet")) {
+      // A preview: say it where it shows, without a banner that would push the page down.
+      elt.textContent = words("previewOffline");
+    } else if (form && form.dataset.saves) {
+      banner(words("formFailed", { button: form.dataset.saves }));
     } else if (event.detail.requestConfig && event.detail.requestConfig.verb !== "get") {
-      banner("Not confirmed: the connection failed. Try again — nothing is counted twice.");
+      banner(words("writeFailed"));
     } else {
-      banner("Live updates paused: no connection. They resume by themselves.");
+      banner(words("paused"));
     }
   }
   document.addEventListener("htmx:sendError", failed);
   document.addEventListener("htmx:timeout", failed);
   document.addEventListener("htmx:responseError", function (event) {
-    banner("The server could not answer (" + event.detail.xhr.status + "). Try again.");
+    banner(words("serverError", { status: event.detail.xhr.status }));
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     // A preview answering does not mean the hand was saved: only a write clears the warning.

@@ -1,0 +1,241 @@
+"""The referee's phone page stays under the thumb and keeps what it cannot send yet."""
+
+from pathlib import Path
+
+import pytest
+
+from scoring.models import Game, Hand, ScoreEvent
+from scoring.services import record_hand, start_game
+from tests.e2e.conftest import check_accessibility, log_in
+from tests.factories import PlayerFactory, UserFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PASSWORD = "correct-horse-battery"
+PHONE = {"width": 390, "height": 844}
+SHOTS = Path("/tmp/shots-phone")
+
+BUTTON_BOXES = """
+() => Array.from(document.querySelectorAll('#panel .plays button, #panel .penalty button'))
+  .slice(0, 12).map(b => { const r = b.getBoundingClientRect(); return [r.x, r.y]; })
+"""
+BAR_IN_VIEW = """
+() => { const r = document.getElementById('referee-bar').getBoundingClientRect();
+  return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0; }
+"""
+
+
+def a_game(ruleset_key="cutthroat", names=("Karla Medina", "Beto", "Cira", "Dino")):
+    referee = UserFactory(username="ref", password=PASSWORD)
+    players = [PlayerFactory(display_name=n) for n in names]
+    game = start_game(ruleset_key=ruleset_key, seats=players, referees=[referee], label="Mesa 1")
+    return game, referee
+
+
+@pytest.fixture
+def context(browser):
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, has_touch=True)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context):
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    return page
+
+
+def bar(page):
+    return page.locator("#referee-bar [data-bar-line]")
+
+
+def test_taps_while_scrolled_move_neither_the_page_nor_the_buttons(live_server, page):
+    game, _ = a_game()
+    log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
+    check_accessibility(page)
+    page.evaluate("window.scrollTo(0, 260)")
+    scrolled = page.evaluate("window.scrollY")
+    assert scrolled > 200  # the page is long enough to scroll on a phone
+    before = page.evaluate(BUTTON_BOXES)
+    taps = [
+        ("Karla Medina plus 5", "✓ Karla Medina +5."),
+        ("Beto plus 10", "✓ Beto +10."),
+        ("Penalty for Cira", "✓ Penalty for Cira."),
+        ("Karla Medina plus 20", "✓ Karla Medina +20."),
+    ]
+    for button, outcome in taps:
+        page.get_by_role("button", name=button, exact=True).tap()
+        page.locator("#referee-bar.saved", has_text=outcome).wait_for()
+        assert page.evaluate("window.scrollY") == scrolled
+        assert page.evaluate(BUTTON_BOXES) == before
+        assert page.evaluate(BAR_IN_VIEW)
+    page.screenshot(path=str(SHOTS / "e2e-after-taps-390.png"))
+    # Undo sits below the controls: taking an event back moves no button either.
+    undo = page.locator(".events form button").first
+    undo.scroll_into_view_if_needed()
+    scrolled, before = page.evaluate("window.scrollY"), page.evaluate(BUTTON_BOXES)
+    undo.tap()
+    page.locator("#referee-bar.saved", has_text="Undone").wait_for()
+    assert page.evaluate(BUTTON_BOXES) == before
+    assert page.evaluate("window.scrollY") == scrolled
+    kept = ScoreEvent.objects.filter(game=game, active=True)
+    assert sorted((e.seat.display_name, e.points) for e in kept) == [
+        ("Beto", 10),
+        ("Cira", -10),
+        ("Karla Medina", 20),
+    ]
+
+
+def record_offline(page, number, *, ending, pips):
+    page.get_by_label(ending, exact=True).check()
+    for label, value in pips.items():
+        page.get_by_label(f"Pips left: {label}").fill(str(value))
+    page.get_by_role("button", name=f"Confirm hand {number}").click()
+
+
+def test_actions_taken_offline_survive_a_reload_and_are_stored_once(live_server, context, page):
+    game, _ = a_game()
+    log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
+    context.set_offline(True)
+    page.get_by_role("button", name="Karla Medina plus 10", exact=True).click()
+    bar(page).get_by_text("Not sent yet: Karla Medina +10.").wait_for()
+    page.get_by_role("button", name="Beto plus 5", exact=True).click()
+    record_offline(
+        page, 1, ending="Domino by Karla Medina", pips={"Beto": 20, "Cira": 25, "Dino": 30}
+    )
+    # The page goes on to hand 2 by itself and says hand 1 waits on the phone.
+    page.get_by_role("button", name="Confirm hand 2").wait_for()
+    assert "Hand 1 is kept on this phone" in bar(page).inner_text()
+    page.get_by_role("button", name="Cira plus 15", exact=True).click()
+    page.get_by_text("4 actions not sent yet").wait_for()
+    page.screenshot(path=str(SHOTS / "e2e-offline-outbox-390.png"))
+    assert not ScoreEvent.objects.filter(game=game).exists()
+    assert not Hand.objects.filter(game=game).exists()
+
+    # Back online, but the writes still cannot get through while the page reloads.
+    for path in ("**/score/event/", "**/score/hand/"):
+        page.route(path, lambda route: route.abort("internetdisconnected"))
+    context.set_offline(False)
+    page.reload()
+    page.get_by_text("4 actions not sent yet").wait_for()
+    page.get_by_role("button", name="Confirm hand 2").wait_for()  # still ahead of the server
+    assert not Hand.objects.filter(game=game).exists()
+    page.unroute("**/score/event/")
+    page.unroute("**/score/hand/")
+
+    page.locator("#referee-bar [data-outbox]").wait_for(state="hidden")
+    page.locator("#referee-bar.saved").wait_for()
+    events = ScoreEvent.objects.filter(game=game, active=True).order_by("pk")
+    assert [(e.hand_number, e.seat.display_name, e.points) for e in events] == [
+        (1, "Karla Medina", 10),
+        (1, "Beto", 5),
+        (2, "Cira", 15),
+    ]
+    assert Hand.objects.filter(game=game).count() == 1
+    game.refresh_from_db()
+    # Hand 1: Karla dominoes, 20 + 25 + 30 = 75; with the points in play.
+    assert game.totals == {"A": 85, "B": 5, "C": 15, "D": 0}
+    shown = [t.inner_text() for t in page.locator(".total-box .score").all()]
+    assert shown == ["85", "5", "15", "0"]
+
+
+def drop_first_answer(state):
+    def handle(route):
+        if not state["dropped"]:
+            state["dropped"] = True
+            route.fetch()  # the server stores it ...
+            route.abort("failed")  # ... and the phone never hears back
+        else:
+            route.continue_()
+
+    return handle
+
+
+def test_answers_lost_in_flight_are_resent_and_counted_once(live_server, page):
+    game, _ = a_game()
+    log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
+    page.route("**/score/event/", drop_first_answer({"dropped": False}))
+    page.get_by_role("button", name="Beto plus 15", exact=True).click()
+    bar(page).get_by_text("Already counted; nothing was added twice.").wait_for()
+    assert ScoreEvent.objects.filter(game=game, points=15).count() == 1
+
+    page.route("**/score/hand/", drop_first_answer({"dropped": False}))
+    pips = {"Karla Medina": 5, "Beto": 10, "Cira": 20, "Dino": 30}
+    record_offline(page, 1, ending="Blocked", pips=pips)
+    bar(page).get_by_text("Hand 1 was already saved; it was not counted twice.").wait_for()
+    assert Hand.objects.filter(game=game).count() == 1
+    game.refresh_from_db()
+    # A block: Karla holds 5 and scores 10 + 20 + 30 - 5 = 55; Beto's 15 in play.
+    assert game.totals == {"A": 55, "B": 15, "C": 0, "D": 0}
+
+
+def test_a_hand_someone_else_recorded_is_refused_plainly(live_server, context, page):
+    game, referee = a_game()
+    log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
+    context.set_offline(True)
+    record_offline(
+        page, 1, ending="Domino by Karla Medina", pips={"Beto": 20, "Cira": 25, "Dino": 30}
+    )
+    page.get_by_role("button", name="Confirm hand 2").wait_for()
+    page.get_by_role("button", name="Beto plus 5", exact=True).click()
+    # Meanwhile another referee records hand 1 differently.
+    record_hand(
+        game,
+        by=referee,
+        number=1,
+        ended="domino",
+        domino_by="B",
+        pips={"A": 10, "B": 0, "C": 0, "D": 0},
+    )
+    context.set_offline(False)
+    page.locator("#referee-bar.refused").wait_for()
+    text = bar(page).inner_text()
+    assert "Not saved: Hand 1" in text and "as the server has it" in text
+    assert "1 later action depended on it and was not sent." in text
+    assert page.locator(".total-box .score").all_inner_texts() == ["0", "10", "0", "0"]
+    page.get_by_role("button", name="Confirm hand 2").wait_for()
+    assert Hand.objects.filter(game=game).count() == 1
+    assert not ScoreEvent.objects.filter(game=game).exists()
+    page.screenshot(path=str(SHOTS / "e2e-refused-390.png"))
+
+
+def test_the_ends_counter_adds_the_ends_and_records_the_play(live_server, page):
+    game, _ = a_game("two_box", names=("Ana", "Beto", "Cira", "Dino"))
+    log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
+    assert page.get_by_role("button", name="Ana plus 40", exact=True).count() == 1
+    page.get_by_text("Count the open ends").click()
+    page.get_by_role("button", name="Double 6 across").click()
+    page.locator("[data-end='3']").click()
+    assert page.locator("[data-ends-total]").inner_text() == "15"
+    assert "scores 15" in page.locator("[data-ends-verdict]").inner_text()
+    page.locator("[data-end='1']").click()  # 16: no score, no button to record it
+    assert "not a multiple of 5" in page.locator("[data-ends-verdict]").inner_text()
+    assert page.locator("[data-ends-record] button").first.is_disabled()
+    page.get_by_role("button", name="Remove the last end").click()
+    page.screenshot(path=str(SHOTS / "e2e-ends-counter-390.png"))
+    page.get_by_role("button", name="Ana +15").click()
+    page.locator("#referee-bar.saved", has_text="Ana +15").wait_for()
+    event = ScoreEvent.objects.get(game=game)
+    assert (event.seat.display_name, event.kind, event.points) == ("Ana", "in_play", 15)
+    assert page.locator("#ends-counter").evaluate("d => d.open")  # still open for the next play
+
+
+def test_a_recorded_hand_is_voided_from_the_phone_with_its_reason(live_server, page):
+    game, referee = a_game()
+    record_hand(
+        game,
+        by=referee,
+        number=1,
+        ended="domino",
+        domino_by="A",
+        pips={"A": 0, "B": 5, "C": 5, "D": 5},
+    )
+    log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
+    page.get_by_text("Void hand 1").first.click()
+    page.get_by_label("Why is this hand void?").fill("Misdeal: 8 tiles to Beto")
+    page.get_by_role("button", name="Void hand 1").click()
+    page.locator("#referee-bar.saved", has_text="Hand 1 voided").wait_for()
+    hand = Hand.objects.get(game=game, is_current=True)
+    assert hand.voided and hand.reason == "Misdeal: 8 tiles to Beto"
+    assert Game.objects.get(pk=game.pk).total_of("A") == 0
