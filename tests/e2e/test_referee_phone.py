@@ -239,3 +239,51 @@ def test_a_recorded_hand_is_voided_from_the_phone_with_its_reason(live_server, p
     hand = Hand.objects.get(game=game, is_current=True)
     assert hand.voided and hand.reason == "Misdeal: 8 tiles to Beto"
     assert Game.objects.get(pk=game.pk).total_of("A") == 0
+
+
+@pytest.mark.parametrize("locale", ["en", "es"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_scoring_page_fits_a_phone_and_a_desktop_in_both_languages(
+    live_server, browser, locale, width
+):
+    game, referee = a_game("two_box_cutthroat", names=("Karla Medina", "Beto", "Cira", "Dino"))
+    record_hand(
+        game,
+        by=referee,
+        number=1,
+        ended="domino",
+        domino_by="A",
+        pips={"A": 0, "B": 5, "C": 5, "D": 5},
+    )
+    context = browser.new_context(
+        viewport={"width": width, "height": 844}, locale=locale, device_scale_factor=1
+    )
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
+        assert page.evaluate("document.documentElement.lang") == locale
+        page.locator("#ends-counter summary").click()
+        page.locator("[data-end='12']").click()
+        page.locator("[data-end='3']").click()
+        verdict = page.locator("[data-ends-verdict]").inner_text()
+        assert (
+            verdict
+            == {"en": "scores 15: tap who played", "es": "anota 15: toque quién jugó"}[locale]
+        )
+        page.locator(".plays button").first.click()
+        page.locator("#referee-bar.saved").wait_for()
+        width_used = page.evaluate("document.documentElement.scrollWidth")
+        assert width_used <= width, f"the page scrolls sideways ({width_used} px)"
+        check_accessibility(page)
+        page.screenshot(path=str(SHOTS / f"score-{locale}-{width}.png"), full_page=True)
+        context.set_offline(True)
+        page.locator(".plays button").nth(1).click()
+        page.locator("#referee-bar.waiting").wait_for()
+        if locale == "es":
+            assert "Sin enviar todavía" in page.locator("#referee-bar").inner_text()
+        page.screenshot(path=str(SHOTS / f"score-offline-{locale}-{width}.png"))
+        context.set_offline(False)
+        page.locator("#referee-bar.saved").wait_for()
+    finally:
+        context.close()
