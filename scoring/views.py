@@ -197,6 +197,7 @@ def _referee_words() -> dict[str, str]:
             "Not saved: {what}. The server refused it: {reason} The page now shows the game "
             "as the server has it."
         ),
+        "not_saved": gettext("Not saved: {what}. {reason}"),
         "dropped_one": gettext("1 later action depended on it and was not sent."),
         "dropped_many": gettext("{count} later actions depended on it and were not sent."),
         "signed_out": gettext(
@@ -237,8 +238,9 @@ def _fresh_key() -> str:
     return uuid.uuid4().hex
 
 
-# The phone's outbox reads this header to tell a refusal (drop it and show the game as
-# the server has it) from a write that was saved or replayed.
+# The phone's outbox reads this header to tell a write that was saved (or replayed)
+# from one the server refused ("refused": show the game as the server has it) or one
+# with a field to fix ("invalid": the panel shows which).
 OUTCOME_HEADER = "X-Capicu-Outcome"
 
 
@@ -251,7 +253,8 @@ def _answer(request, game: Game, **panel):
     if request.htmx and status == 400:
         status = 200  # htmx swaps only successful answers; the panel shows the problem
     response = render(request, template, _panel_context(game, **panel), status=status)
-    response[OUTCOME_HEADER] = "refused" if refused else "saved"
+    invalid = bool(panel.get("form") and panel["form"].errors)
+    response[OUTCOME_HEADER] = "invalid" if invalid else "refused" if refused else "saved"
     return response
 
 

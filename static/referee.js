@@ -45,6 +45,7 @@
     var list = load();
     outboxBox.hidden = list.length === 0;
     if (!list.length) return;
+    if (!/saving|saved|waiting|refused/.test(bar.className)) bar.classList.add("waiting");
     outboxBox.querySelector("[data-outbox-count]").textContent = list.length === 1
       ? words.waiting_one : fill(words.waiting_many, { count: list.length });
     var items = outboxBox.querySelector("[data-outbox-list]");
@@ -103,11 +104,11 @@
     // the panel keeps at least the height it had.
     fresh.style.minHeight = old.getBoundingClientRect().height + "px";
     old.replaceWith(fresh);
+    advanceForPending();  // first, so that the hand being filled in is matched by number
     restore(fresh, kept);
     window.scrollTo(x, y);  // never let a longer or shorter panel move the page
     if (window.htmx) window.htmx.process(fresh);
     setUpEnds();
-    advanceForPending();
     return fresh;
   }
 
@@ -203,7 +204,7 @@
   function done(entry, outcome, html) {
     var list = load().filter(function (e) { return e.id !== entry.id; });
     var dropped = 0;
-    if (outcome === "refused" && entry.kind === "hand") {
+    if (outcome !== "saved" && entry.kind === "hand") {
       // What came after a refused hand was meant for the hand after it: do not guess.
       dropped = list.filter(function (e) { return e.hand > entry.hand; }).length;
       list = list.filter(function (e) { return e.hand <= entry.hand; });
@@ -214,8 +215,10 @@
     var fresh = swap(html);
     var notice = fresh ? fresh.dataset.notice : "";
     var error = fresh ? fresh.dataset.error : "";
-    if (outcome === "refused") {
-      var text = fill(words.refused, { what: entry.label, reason: error || "" });
+    if (outcome !== "saved") {
+      // "invalid": a field of the form needs fixing, and the page shows which one.
+      var text = fill(outcome === "invalid" ? words.not_saved : words.refused,
+        { what: entry.label, reason: error || "" });
       if (dropped) text += " " + (dropped === 1 ? words.dropped_one : fill(words.dropped_many, { count: dropped }));
       say(text, "refused");
     } else {

@@ -54,7 +54,12 @@ def test_a_write_says_whether_it_was_saved_or_refused(client, referee):
     assert 'data-notice="Beto +35."' in ok.content.decode()
     hand = {"number": 2, "ending": "A", "pips_B": "1", "pips_C": "1", "pips_D": "1"}
     wrong = client.post(f"/games/{game.pk}/score/hand/", hand, **HTMX)
-    assert wrong[OUTCOME_HEADER] == "refused"
+    assert wrong[OUTCOME_HEADER] == "refused"  # hand 2 before hand 1
+    missing = client.post(
+        f"/games/{game.pk}/score/hand/", hand | {"number": 1, "pips_D": ""}, **HTMX
+    )
+    assert missing[OUTCOME_HEADER] == "invalid"  # a field to fix, shown beside it
+    assert "Give the pips left in Dino" in missing.content.decode()
     assert ScoreEvent.objects.filter(game=game).count() == 1 and not Hand.objects.exists()
 
 
