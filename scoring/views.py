@@ -471,39 +471,55 @@ def correct(request, pk: int, number: int):
         form = CorrectionForm(request.POST, seats=seats, ruleset=ruleset)
         if form.is_valid():
             data = form.cleaned_data
+            notice = gettext("Hand {number} corrected: {reason}").format(
+                number=number, reason=data["reason"]
+            )
             try:
-                services.correct_hand(
-                    game,
-                    number,
-                    by=request.user,
-                    reason=data["reason"],
-                    expected_version=data["expected_version"],
-                    **form.ending_kwargs(),
-                )
+                with transaction.atomic():
+                    # The phone's outbox may send a correction again after a lost answer.
+                    if not claim(request.user, data["idempotency_key"], f"correct {game.pk}"):
+                        notice = gettext(
+                            "Hand {number} was already corrected; it was not done twice."
+                        ).format(number=number)
+                    else:
+                        services.correct_hand(
+                            game,
+                            number,
+                            by=request.user,
+                            reason=data["reason"],
+                            expected_version=data["expected_version"],
+                            **form.ending_kwargs(),
+                        )
             except ScoringError as error:
                 form.refuse(error)
             except services.GameConflict as error:
                 conflict = told(error.message)
-                current.refresh_from_db()
                 current = Hand.objects.get(game=game, number=number, is_current=True)
             else:
-                return _redirect_with(
-                    request,
-                    game,
-                    gettext("Hand {number} corrected: {reason}").format(
-                        number=number, reason=data["reason"]
-                    ),
-                )
+                if request.htmx:
+                    return _answer(request, game, notice=notice)
+                return _redirect_with(request, game, notice)
     else:
         initial = HandForm.initial_from(current)
         initial["expected_version"] = current.version
         form = CorrectionForm(initial=initial, seats=seats, ruleset=ruleset)
-    return render(
+    refused = bool(form.errors or conflict)
+    response = render(
         request,
         "scoring/correct.html",
-        {"game": game, "hand": current, "form": form, "conflict": conflict},
-        status=400 if (form.errors or conflict) else 200,
+        {
+            "game": game,
+            "hand": current,
+            "form": form,
+            "conflict": conflict,
+            "error": gettext("The correction was not saved: see above.") if refused else "",
+            "referee_words": _referee_words(),
+        },
+        status=400 if refused and not request.htmx else 200,
     )
+    if request.method == "POST":
+        response[OUTCOME_HEADER] = "invalid" if form.errors else "refused" if conflict else "saved"
+    return response
 
 
 def _referee_name(game: Game) -> str:

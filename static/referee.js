@@ -11,6 +11,8 @@
   var line = bar.querySelector("[data-bar-line]");
   var outboxBox = bar.querySelector("[data-outbox]");
   var STORE = "capicu-outbox:" + root.dataset.user + ":" + root.dataset.game;
+  var FLASH = "capicu-flash:" + root.dataset.game;
+  var PANEL = root.dataset.panel || "panel";  // what an answer replaces on this page
   var sending = false;
   var retryIn = 0;
   var retryTimer = null;
@@ -33,7 +35,7 @@
   function store(list) {
     try { localStorage.setItem(STORE, JSON.stringify(list)); } catch (e) { /* full: keep in memory */ }
   }
-  function panel() { return document.getElementById("panel"); }
+  function panel() { return document.getElementById(PANEL); }
 
   // --- the bar ---------------------------------------------------------------------------
   function say(text, state) {
@@ -92,11 +94,20 @@
       });
     });
   }
-  function swap(html) {
-    var old = panel();
+  // The server's answer: the part this page shows, and what it says of the action.
+  function parse(html) {
     var holder = document.createElement("div");
     holder.innerHTML = html;
-    var fresh = holder.querySelector("#panel");
+    var said = holder.querySelector("[data-notice], [data-error]");
+    return {
+      holder: holder,
+      notice: (said && said.dataset.notice) || "",
+      error: (said && said.dataset.error) || ""
+    };
+  }
+  function swap(answer) {
+    var old = panel();
+    var fresh = answer.holder.querySelector("#" + PANEL);
     if (!old || !fresh) return null;
     var kept = remember(old);
     var x = window.scrollX, y = window.scrollY;
@@ -119,7 +130,7 @@
   }
   function advanceForPending() {
     var p = panel();
-    if (!p) return;
+    if (!p || !p.dataset.hand) return;
     var waiting = load().filter(function (e) { return e.kind === "hand"; });
     var serverHand = parseInt(p.dataset.hand, 10);
     var shown = serverHand;
@@ -212,9 +223,15 @@
     store(list);
     sending = false;
     retryIn = 0;
-    var fresh = swap(html);
-    var notice = fresh ? fresh.dataset.notice : "";
-    var error = fresh ? fresh.dataset.error : "";
+    var answer = parse(html);
+    var notice = answer.notice, error = answer.error;
+    if (outcome === "saved" && root.dataset.after && !list.length) {
+      // A correction saved from its own page: back to scoring, which tells the outcome.
+      try { sessionStorage.setItem(FLASH, "✓ " + (notice || entry.label)); } catch (e) { /* */ }
+      window.location.assign(root.dataset.after);
+      return;
+    }
+    swap(answer);
     if (outcome !== "saved") {
       // "invalid": a field of the form needs fixing, and the page shows which one.
       var text = fill(outcome === "invalid" ? words.not_saved : words.refused,
@@ -230,18 +247,18 @@
 
   function enqueue(form, submitter) {
     var data = new FormData(form, submitter);
-    var kind = form.id === "hand-form" ? "hand" : "event";
+    var kind = form.dataset.kind || (form.id === "hand-form" ? "hand" : "event");
     var id = freshKey();
-    if (kind === "hand") {
-      // One key per hand: a second tap on "Confirm hand N" is the same hand, not another.
-      id = data.get("idempotency_key") || id;
-      data.set("idempotency_key", id);
+    if (form.dataset.keyField) {
+      // One key per form shown: a second tap on "Confirm hand N" is the same hand again.
+      id = data.get(form.dataset.keyField) || id;
+      data.set(form.dataset.keyField, id);
       if (load().some(function (e) { return e.id === id; })) { flush(); return; }
     } else {
-      data.set("key", id);
+      data.set("key", id);  // every tap on a points button is a play of its own
     }
     data.delete("csrfmiddlewaretoken");
-    var hand = parseInt(data.get(kind === "hand" ? "number" : "hand") || handNumber(), 10);
+    var hand = parseInt(data.get(kind === "event" ? "hand" : "number") || handNumber(), 10);
     var label = (submitter && submitter.dataset.label) || form.dataset.label ||
       (kind === "hand" ? fill(words.hand, { number: hand }) : "");
     if (form.hasAttribute("data-ends-record") && submitter) {
@@ -264,7 +281,7 @@
     var form = event.target;
     if (!form.hasAttribute || !form.hasAttribute("data-outbox") || !root.contains(form)) return;
     event.preventDefault();
-    if (form.id !== "hand-form" && !form.checkValidity()) { form.reportValidity(); return; }
+    if (!form.noValidate && !form.checkValidity()) { form.reportValidity(); return; }
     enqueue(form, event.submitter);
     if (form.hasAttribute("data-ends-record")) clearEnds();
   });
@@ -303,6 +320,10 @@
   });
 
   window.addEventListener("online", function () { clearTimeout(retryTimer); retryIn = 0; flush(); });
+  try {
+    var flash = sessionStorage.getItem(FLASH);
+    if (flash) { sessionStorage.removeItem(FLASH); say(flash, "saved"); }
+  } catch (e) { /* private mode: nothing to tell */ }
   setUpEnds();
   advanceForPending();
   showOutbox();

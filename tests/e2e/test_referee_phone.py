@@ -287,3 +287,24 @@ def test_the_scoring_page_fits_a_phone_and_a_desktop_in_both_languages(
         page.locator("#referee-bar.saved").wait_for()
     finally:
         context.close()
+
+
+def test_a_correction_made_offline_is_sent_once_when_the_connection_returns(
+    live_server, context, page
+):
+    game, referee = a_game()
+    pips = {"A": 0, "B": 5, "C": 5, "D": 5}
+    record_hand(game, by=referee, number=1, ended="domino", domino_by="A", pips=pips)
+    log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/hands/1/")
+    context.set_offline(True)
+    page.get_by_label("Pips left: Dino").fill("20")
+    page.get_by_label("Why is this hand being corrected?").fill("Dino had 20")
+    page.get_by_role("button", name="Save correction").click()
+    bar(page).get_by_text("Not sent yet: Correct hand 1.").wait_for()
+    assert Hand.objects.get(game=game, is_current=True).version == 1
+    context.set_offline(False)
+    page.wait_for_url(f"**/games/{game.pk}/score/")
+    bar(page).get_by_text("✓ Hand 1 corrected: Dino had 20").wait_for()
+    current = Hand.objects.get(game=game, is_current=True)
+    assert current.version == 2 and current.pips["D"] == 20
+    assert Game.objects.get(pk=game.pk).total_of("A") == 30  # 5 + 5 + 20

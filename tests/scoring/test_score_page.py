@@ -172,3 +172,33 @@ def test_the_phone_script_gets_its_words_in_the_pages_language(client, referee):
     assert "{count}" in words["waiting_many"] and "{what}" in words["refused"]
     assert "Pulse «{button}» otra vez" in page  # the connection banner's words, in Spanish
     assert "{% include" not in page and "<script>" not in page  # no inline script
+
+
+def test_a_correction_sent_twice_with_its_key_is_made_once(client, referee):
+    game = a_game(referee)
+    pips = {"A": 0, "B": 5, "C": 5, "D": 5}
+    record_hand(game, by=referee, number=1, ended="domino", domino_by="A", pips=pips)
+    client.force_login(referee)
+    url = f"/games/{game.pk}/score/hands/1/"
+    data = {
+        "number": 1,
+        "idempotency_key": "c-1",
+        "expected_version": 1,
+        "ending": "A",
+        "pips_B": "5",
+        "pips_C": "5",
+        "pips_D": "20",
+        "reason": "Dino had 20",
+    }
+    first = client.post(url, data, **HTMX)
+    assert first[OUTCOME_HEADER] == "saved" and 'id="panel"' in first.content.decode()
+    again = client.post(url, data, **HTMX)
+    assert again[OUTCOME_HEADER] == "saved"
+    assert "Hand 1 was already corrected; it was not done twice." in again.content.decode()
+    assert Hand.objects.filter(game=game, number=1).count() == 2  # versions 1 and 2 only
+    stale = client.post(url, data | {"idempotency_key": "c-2"}, **HTMX)
+    assert stale[OUTCOME_HEADER] == "refused" and stale.status_code == 200
+    assert "changed meanwhile" in stale.content.decode()
+    no_reason = client.post(url, data | {"idempotency_key": "c-3", "reason": ""}, **HTMX)
+    assert no_reason[OUTCOME_HEADER] == "invalid"
+    assert client.post(url, data | {"reason": ""}).status_code == 400  # without JavaScript
