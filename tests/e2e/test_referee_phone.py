@@ -263,6 +263,8 @@ def test_the_scoring_page_fits_a_phone_and_a_desktop_in_both_languages(
     try:
         log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
         assert page.evaluate("document.documentElement.lang") == locale
+        assert not page.locator("#referee-bar").is_visible()  # nothing to say yet
+        page.screenshot(path=str(SHOTS / f"score-top-{locale}-{width}.png"))
         page.locator("#ends-counter summary").click()
         page.locator("[data-end='12']").click()
         page.locator("[data-end='3']").click()
@@ -301,6 +303,7 @@ def test_a_correction_made_offline_is_sent_once_when_the_connection_returns(
     page.get_by_label("Why is this hand being corrected?").fill("Dino had 20")
     page.get_by_role("button", name="Save correction").click()
     bar(page).get_by_text("Not sent yet: Correct hand 1.").wait_for()
+    page.screenshot(path=str(SHOTS / "e2e-correction-offline-390.png"))
     assert Hand.objects.get(game=game, is_current=True).version == 1
     context.set_offline(False)
     page.wait_for_url(f"**/games/{game.pk}/score/")
