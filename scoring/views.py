@@ -198,6 +198,10 @@ def _referee_words() -> dict[str, str]:
             "as the server has it."
         ),
         "not_saved": gettext("Not saved: {what}. {reason}"),
+        "hand_incomplete": gettext(
+            "Not kept: say how the hand ended and fill in every player's pips first "
+            "(without a connection the server cannot check the hand)."
+        ),
         "dropped_one": gettext("1 later action depended on it and was not sent."),
         "dropped_many": gettext("{count} later actions depended on it and were not sent."),
         "signed_out": gettext(

@@ -277,11 +277,25 @@
     flush();
   }
 
+  // How the hand ended, and every player's pips but the one who dominoed (as the form).
+  function handIncomplete(form) {
+    var ending = form.querySelector('input[name="ending"]:checked');
+    if (!ending) return true;
+    return Array.prototype.some.call(form.querySelectorAll("input.pips"), function (el) {
+      return el.value.trim() === "" && el.name !== "pips_" + ending.value;
+    });
+  }
+
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!form.hasAttribute || !form.hasAttribute("data-outbox") || !root.contains(form)) return;
     event.preventDefault();
     if (!form.noValidate && !form.checkValidity()) { form.reportValidity(); return; }
+    if (form.id === "hand-form" && !navigator.onLine && handIncomplete(form)) {
+      // Offline the server cannot point at the missing field: refuse it here instead.
+      say(words.hand_incomplete, "refused");
+      return;
+    }
     enqueue(form, event.submitter);
     if (form.hasAttribute("data-ends-record")) clearEnds();
   });

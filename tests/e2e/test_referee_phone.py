@@ -98,6 +98,8 @@ def test_actions_taken_offline_survive_a_reload_and_are_stored_once(live_server,
     game, _ = a_game()
     log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
     context.set_offline(True)
+    page.get_by_role("button", name="Confirm hand 1").click()  # nothing filled in yet
+    page.locator("#referee-bar.refused", has_text="Not kept: say how the hand ended").wait_for()
     page.get_by_role("button", name="Karla Medina plus 10", exact=True).click()
     bar(page).get_by_text("Not sent yet: Karla Medina +10.").wait_for()
     page.get_by_role("button", name="Beto plus 5", exact=True).click()
