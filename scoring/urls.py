@@ -6,6 +6,7 @@ urlpatterns = [
     path("games/<int:pk>/", views.game_page, name="game-page"),
     path("games/<int:pk>/sheet/", views.game_print, name="game-sheet"),
     path("referee/", views.my_tables, name="my-tables"),
+    path("referee-sw.js", views.service_worker, name="referee-worker"),
     path("games/<int:pk>/score/", views.score_page, name="score-game"),
     path("games/<int:pk>/score/preview/", views.preview, name="score-preview"),
     path("games/<int:pk>/score/hand/", views.record, name="score-hand"),

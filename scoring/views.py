@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.staticfiles import finders
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
@@ -259,6 +260,16 @@ def _answer(request, game: Game, **panel):
     response = render(request, template, _panel_context(game, **panel), status=status)
     invalid = bool(panel.get("form") and panel["form"].errors)
     response[OUTCOME_HEADER] = "invalid" if invalid else "refused" if refused else "saved"
+    return response
+
+
+def service_worker(request):
+    """The referee's service worker, from the site's root so that it may serve the
+    scoring pages again without a connection (static/referee-sw.js)."""
+    script = finders.find("referee-sw.js")
+    with open(script, encoding="utf-8") as source:
+        response = HttpResponse(source.read(), content_type="text/javascript")
+    response["Cache-Control"] = "no-cache"
     return response
 
 

@@ -338,6 +338,18 @@
     var flash = sessionStorage.getItem(FLASH);
     if (flash) { sessionStorage.removeItem(FLASH); say(flash, "saved"); }
   } catch (e) { /* private mode: nothing to tell */ }
+  // A reload without a connection opens the page from the service worker's copy.
+  if ("serviceWorker" in navigator && root.dataset.worker) {
+    navigator.serviceWorker.register(root.dataset.worker, { scope: "/" }).then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function (registration) {
+      var keep = [window.location.href];
+      document.querySelectorAll("script[src], link[rel=stylesheet]").forEach(function (el) {
+        keep.push(el.src || el.href);
+      });
+      if (registration.active) registration.active.postMessage({ keep: keep });
+    }).catch(function () { /* no worker: the outbox still works while the page is open */ });
+  }
   setUpEnds();
   advanceForPending();
   showOutbox();

@@ -202,3 +202,15 @@ def test_a_correction_sent_twice_with_its_key_is_made_once(client, referee):
     no_reason = client.post(url, data | {"idempotency_key": "c-3", "reason": ""}, **HTMX)
     assert no_reason[OUTCOME_HEADER] == "invalid"
     assert client.post(url, data | {"reason": ""}).status_code == 400  # without JavaScript
+
+
+def test_the_service_worker_is_served_from_the_root_and_never_stale(client, referee):
+    response = client.get("/referee-sw.js")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/javascript")
+    assert response["Cache-Control"] == "no-cache"
+    body = response.content.decode()
+    assert 'request.method !== "GET"' in body  # writes are left to the page's outbox
+    game = a_game(referee)
+    client.force_login(referee)
+    assert 'data-worker="/referee-sw.js"' in client.get(f"/games/{game.pk}/score/").content.decode()
