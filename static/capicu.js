@@ -62,6 +62,13 @@
   setInterval(tick, 1000);
   document.addEventListener("DOMContentLoaded", tick);
   document.addEventListener("htmx:afterSwap", tick);
+  // Logging out forgets the referee's kept copy of the scoring pages (referee-sw.js).
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!window.caches || !form.matches || !form.matches("form[action$='/logout/']")) return;
+    event.preventDefault();
+    caches.delete("capicu-referee-1").catch(function () {}).then(function () { form.submit(); });
+  });
   // The player who dominoed holds no pips: fill in the 0 for the referee.
   document.addEventListener("change", function (event) {
     var input = event.target;

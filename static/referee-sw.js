@@ -2,7 +2,8 @@
 // with the last copy kept so that a reload without a connection still opens the page
 // (and its outbox, which referee.js sends when the connection returns). Writes (POST)
 // are never touched: they go through the page's outbox. Served at the site's root
-// (/referee-sw.js) so that its scope covers /games/.../score/.
+// (/referee-sw.js) so that its scope covers /games/.../score/. Logging out deletes the
+// copy (capicu.js), so the cache name is written in both files.
 "use strict";
 var CACHE = "capicu-referee-1";
 var PAGE = /^\/games\/\d+\/score\/$/;

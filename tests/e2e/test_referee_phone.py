@@ -326,3 +326,14 @@ def test_a_correction_made_offline_is_sent_once_when_the_connection_returns(
     current = Hand.objects.get(game=game, is_current=True)
     assert current.version == 2 and current.pips["D"] == 20
     assert Game.objects.get(pk=game.pk).total_of("A") == 30  # 5 + 5 + 20
+
+
+def test_logging_out_forgets_the_kept_copy_of_the_scoring_page(live_server, page):
+    game, _ = a_game()
+    log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
+    wait_until_kept_for_offline(page)
+    page.locator("header.site form button[type=submit]").click()
+    page.wait_for_url(lambda url: "/score/" not in url)
+    # Static files may be kept again by the next page; the signed-in page is not.
+    kept = page.evaluate(f"async () => !!(await caches.match('/games/{game.pk}/score/'))")
+    assert kept is False
