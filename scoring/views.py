@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.staticfiles import finders
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
@@ -24,16 +25,23 @@ from accounts.idempotency import claim
 from accounts.permissions import allowed
 from domain.i18n import told
 from scoring import charts, services, wording
+from scoring.bounds import MAX_PLAY_POINTS, MOST_PLAY_POINTS, PLAY_POINTS_STEP
 from scoring.forms import CorrectionForm, EventForm, HandForm, in_names
 from scoring.models import Game, Hand, ScoreEvent
-from scoring.rulesets import ScoringError
+from scoring.rulesets import RuleSet, ScoringError
 from scoring.selectors import game_sheet, preview_hand, ruleset_of
 
 # Higher apps add links shown on a game's pages (its tournament, its table) without
 # scoring importing them: each hook takes a game and returns (label, url) pairs.
 GAME_LINKS: list[Callable[[Game], list[tuple[str, str]]]] = []
 
-IN_PLAY_BUTTONS = (5, 10, 15, 20, 25, 30, 35)
+
+def in_play_buttons(ruleset: RuleSet) -> list[int]:
+    """+5 up to the most the open ends can show: 35 with one set, 40 with two."""
+    if not ruleset.in_play_scoring:
+        return []
+    most = MAX_PLAY_POINTS.get(ruleset.boxes, MOST_PLAY_POINTS)
+    return list(range(PLAY_POINTS_STEP, most + 1, PLAY_POINTS_STEP))
 
 
 def game_links(game: Game) -> list[tuple[str, str]]:
@@ -148,7 +156,7 @@ def _panel_context(game: Game, *, form: HandForm | None = None, notice: str = ""
         form = HandForm(
             seats=sheet.seats,
             ruleset=ruleset,
-            leader=game.next_leader,
+            leader=_expected_leader(game, ruleset, [seat.name for seat in sheet.seats]),
             initial={"number": number},
         )
     events = list(
@@ -162,27 +170,107 @@ def _panel_context(game: Game, *, form: HandForm | None = None, notice: str = ""
         number=number,
         events=events,
         ruleset=ruleset,
-        in_play_buttons=[p for p in IN_PLAY_BUTTONS if ruleset.in_play_scoring],
+        in_play_buttons=in_play_buttons(ruleset),
+        most_play_points=MAX_PLAY_POINTS.get(ruleset.boxes, MOST_PLAY_POINTS),
         event_key=_fresh_key(),
         notice=notice,
         error=error,
         recent=[row for row in reversed(sheet.rows) if not row.in_progress],
+        referee_words=_referee_words(),
     )
     return context
+
+
+def _referee_words() -> dict[str, str]:
+    """What the phone's script says, in the page's language ({…} are filled in there)."""
+    return {
+        "saving": gettext("Saving: {what}…"),
+        "waiting_one": gettext("1 action not sent yet: it is sent when the connection returns."),
+        "waiting_many": gettext(
+            "{count} actions not sent yet: they are sent, in order, when the connection returns."
+        ),
+        "kept": gettext("Not sent yet: {what}. Kept on this phone; nothing is counted twice."),
+        "hand_kept": gettext(
+            "Hand {number} is kept on this phone and sent by itself when the connection "
+            "returns; it will not be counted twice. You can go on with hand {next}."
+        ),
+        "refused": gettext(
+            "Not saved: {what}. The server refused it: {reason} The page now shows the game "
+            "as the server has it."
+        ),
+        "not_saved": gettext("Not saved: {what}. {reason}"),
+        "hand_incomplete": gettext(
+            "Not kept: say how the hand ended and fill in every player's pips first "
+            "(without a connection the server cannot check the hand)."
+        ),
+        "dropped_one": gettext("1 later action depended on it and was not sent."),
+        "dropped_many": gettext("{count} later actions depended on it and were not sent."),
+        "signed_out": gettext(
+            "The server did not take it (are you still logged in?). Nothing is lost: "
+            "the actions wait on this phone."
+        ),
+        "server_error": gettext(
+            "The server could not answer ({status}); it tries again by itself."
+        ),
+        "hand": gettext("Hand {number}"),
+        "ends_scores": gettext("scores {points}: tap who played"),
+        "ends_not_five": gettext("does not score: not a multiple of 5"),
+        "ends_too_many": gettext("more than any play scores ({most}): check the ends"),
+    }
+
+
+def _expected_leader(game: Game, ruleset: RuleSet, seat_names: list[str]) -> str:
+    """Who leads the next hand where the engine knows it: the game's next leader, or,
+    under rotation, the seat after the last leader noted (so a hand recorded without
+    "Led by" does not stop the rotation)."""
+    if game.next_leader or ruleset.next_leader != "rotate":
+        return game.next_leader
+    noted = (
+        Hand.objects.filter(game=game, is_current=True)
+        .exclude(leader="")
+        .order_by("-number")
+        .values_list("number", "leader")
+        .first()
+    )
+    if noted is None or noted[1] not in seat_names:
+        return ""
+    number, leader = noted
+    steps = game.hand_count + 1 - number
+    return seat_names[(seat_names.index(leader) + steps) % len(seat_names)]
 
 
 def _fresh_key() -> str:
     return uuid.uuid4().hex
 
 
+# The phone's outbox reads this header to tell a write that was saved (or replayed)
+# from one the server refused ("refused": show the game as the server has it) or one
+# with a field to fix ("invalid": the panel shows which).
+OUTCOME_HEADER = "X-Capicu-Outcome"
+
+
 def _answer(request, game: Game, **panel):
     """The panel for htmx, the whole page otherwise (with a status code that fits)."""
-    status = 400 if panel.get("error") or (panel.get("form") and panel["form"].errors) else 200
+    refused = bool(panel.get("error") or (panel.get("form") and panel["form"].errors))
+    status = 400 if refused else 200
     game.refresh_from_db()
     template = "scoring/_score_panel.html" if request.htmx else "scoring/score.html"
     if request.htmx and status == 400:
         status = 200  # htmx swaps only successful answers; the panel shows the problem
-    return render(request, template, _panel_context(game, **panel), status=status)
+    response = render(request, template, _panel_context(game, **panel), status=status)
+    invalid = bool(panel.get("form") and panel["form"].errors)
+    response[OUTCOME_HEADER] = "invalid" if invalid else "refused" if refused else "saved"
+    return response
+
+
+def service_worker(request):
+    """The referee's service worker, from the site's root so that it may serve the
+    scoring pages again without a connection (static/referee-sw.js)."""
+    script = finders.find("referee-sw.js")
+    with open(script, encoding="utf-8") as source:
+        response = HttpResponse(source.read(), content_type="text/javascript")
+    response["Cache-Control"] = "no-cache"
+    return response
 
 
 @login_required
@@ -340,8 +428,14 @@ def add_event(request, pk: int):
 @require_POST
 def undo_event(request, pk: int, event_id: int):
     game = _scorable(request, pk)
+    key = request.POST.get("key", "")
     try:
-        event = services.undo_event(game, event_id, by=request.user, reason="undone by referee")
+        with transaction.atomic():
+            if not claim(request.user, key, f"undo {game.pk} {event_id}"):
+                return _answer(
+                    request, game, notice=gettext("Already undone; nothing was undone twice.")
+                )
+            event = services.undo_event(game, event_id, by=request.user, reason="undone by referee")
     except ScoringError as error:
         return _answer(request, game, error=told(error.message))
     except services.GameConflict as error:
@@ -349,6 +443,30 @@ def undo_event(request, pk: int, event_id: int):
     notice = gettext("Undone: {kind} {points:+d}.").format(
         kind=event.get_kind_display().lower(), points=event.points
     )
+    if not request.htmx:
+        return _redirect_with(request, game, notice)
+    return _answer(request, game, notice=notice)
+
+
+@login_required
+@require_POST
+def void(request, pk: int, number: int):
+    """Void a recorded hand from the phone, with the reason (a misdeal, a hand in error)."""
+    game = _scorable(request, pk)
+    key = request.POST.get("key", "")
+    reason = request.POST.get("reason", "")[:300]
+    try:
+        with transaction.atomic():
+            if not claim(request.user, key, f"void {game.pk} {number}"):
+                return _answer(
+                    request, game, notice=gettext("Already voided; nothing was done twice.")
+                )
+            services.void_hand(game, number, by=request.user, reason=reason)
+    except ScoringError as error:
+        return _answer(request, game, error=told(error.message))
+    except services.GameConflict as error:
+        return _answer(request, game, error=told(error.message))
+    notice = gettext("Hand {number} voided: {reason}").format(number=number, reason=reason.strip())
     if not request.htmx:
         return _redirect_with(request, game, notice)
     return _answer(request, game, notice=notice)
@@ -368,39 +486,55 @@ def correct(request, pk: int, number: int):
         form = CorrectionForm(request.POST, seats=seats, ruleset=ruleset)
         if form.is_valid():
             data = form.cleaned_data
+            notice = gettext("Hand {number} corrected: {reason}").format(
+                number=number, reason=data["reason"]
+            )
             try:
-                services.correct_hand(
-                    game,
-                    number,
-                    by=request.user,
-                    reason=data["reason"],
-                    expected_version=data["expected_version"],
-                    **form.ending_kwargs(),
-                )
+                with transaction.atomic():
+                    # The phone's outbox may send a correction again after a lost answer.
+                    if not claim(request.user, data["idempotency_key"], f"correct {game.pk}"):
+                        notice = gettext(
+                            "Hand {number} was already corrected; it was not done twice."
+                        ).format(number=number)
+                    else:
+                        services.correct_hand(
+                            game,
+                            number,
+                            by=request.user,
+                            reason=data["reason"],
+                            expected_version=data["expected_version"],
+                            **form.ending_kwargs(),
+                        )
             except ScoringError as error:
                 form.refuse(error)
             except services.GameConflict as error:
                 conflict = told(error.message)
-                current.refresh_from_db()
                 current = Hand.objects.get(game=game, number=number, is_current=True)
             else:
-                return _redirect_with(
-                    request,
-                    game,
-                    gettext("Hand {number} corrected: {reason}").format(
-                        number=number, reason=data["reason"]
-                    ),
-                )
+                if request.htmx:
+                    return _answer(request, game, notice=notice)
+                return _redirect_with(request, game, notice)
     else:
         initial = HandForm.initial_from(current)
         initial["expected_version"] = current.version
         form = CorrectionForm(initial=initial, seats=seats, ruleset=ruleset)
-    return render(
+    refused = bool(form.errors or conflict)
+    response = render(
         request,
         "scoring/correct.html",
-        {"game": game, "hand": current, "form": form, "conflict": conflict},
-        status=400 if (form.errors or conflict) else 200,
+        {
+            "game": game,
+            "hand": current,
+            "form": form,
+            "conflict": conflict,
+            "error": gettext("The correction was not saved: see above.") if refused else "",
+            "referee_words": _referee_words(),
+        },
+        status=400 if refused and not request.htmx else 200,
     )
+    if request.method == "POST":
+        response[OUTCOME_HEADER] = "invalid" if form.errors else "refused" if conflict else "saved"
+    return response
 
 
 def _referee_name(game: Game) -> str:

@@ -15,21 +15,32 @@
     var token = document.querySelector('meta[name="csrf-token"]');
     if (token) event.detail.headers["X-CSRFToken"] = token.content;
   });
+  // The messages come in the page's language from the banner's data- attributes.
+  function words(name, values) {
+    var el = document.getElementById("connection");
+    var text = (el && el.dataset[name]) || "";
+    return text.replace(/\{(\w+)\}/g, function (whole, key) {
+      return values && key in values ? values[key] : whole;
+    });
+  }
   function failed(event) {
-    var form = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("form");
-    if (form && form.dataset.saves) {
-      banner("Not confirmed: the connection failed. Press “" + form.dataset.saves +
-        "” again — it will not be counted twice.");
+    var elt = event.detail.elt;
+    var form = elt && elt.closest && elt.closest("form");
+    if (elt && elt.hasAttribute && elt.hasAttribute("data-quiet")) {
+      // A preview: say it where it shows, without a banner that would push the page down.
+      elt.textContent = words("previewOffline");
+    } else if (form && form.dataset.saves) {
+      banner(words("formFailed", { button: form.dataset.saves }));
     } else if (event.detail.requestConfig && event.detail.requestConfig.verb !== "get") {
-      banner("Not confirmed: the connection failed. Try again — nothing is counted twice.");
+      banner(words("writeFailed"));
     } else {
-      banner("Live updates paused: no connection. They resume by themselves.");
+      banner(words("paused"));
     }
   }
   document.addEventListener("htmx:sendError", failed);
   document.addEventListener("htmx:timeout", failed);
   document.addEventListener("htmx:responseError", function (event) {
-    banner("The server could not answer (" + event.detail.xhr.status + "). Try again.");
+    banner(words("serverError", { status: event.detail.xhr.status }));
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     // A preview answering does not mean the hand was saved: only a write clears the warning.
@@ -51,6 +62,13 @@
   setInterval(tick, 1000);
   document.addEventListener("DOMContentLoaded", tick);
   document.addEventListener("htmx:afterSwap", tick);
+  // Logging out forgets the referee's kept copy of the scoring pages (referee-sw.js).
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!window.caches || !form.matches || !form.matches("form[action$='/logout/']")) return;
+    event.preventDefault();
+    caches.delete("capicu-referee-1").catch(function () {}).then(function () { form.submit(); });
+  });
   // The player who dominoed holds no pips: fill in the 0 for the referee.
   document.addEventListener("change", function (event) {
     var input = event.target;
