@@ -243,12 +243,23 @@ class Stage(models.Model):
     settings = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     entrants = models.ManyToManyField(Entrant, blank=True, related_name="stages")
+    check_in_required = models.BooleanField(
+        default=False, help_text="Only checked-in entrants are seated when a round is paired."
+    )
+    check_in_opens = models.DateTimeField(null=True, blank=True)
+    check_in_closes = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["tournament", "order"]
         constraints = [
             models.UniqueConstraint(fields=["tournament", "order"], name="stage_order_unique"),
+            models.CheckConstraint(
+                condition=Q(check_in_opens__isnull=True)
+                | Q(check_in_closes__isnull=True)
+                | Q(check_in_opens__lt=models.F("check_in_closes")),
+                name="stage_check_in_window_ordered",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -324,6 +335,12 @@ class Match(models.Model):
 class MatchSeat(models.Model):
     """An entrant's seat at a match, in the order of play."""
 
+    class DidNotPlay(models.TextChoices):
+        NO_SHOW = "no_show", _("No-show")
+        WITHDRAWN = "withdrawn", _("Withdrawn")
+        DISQUALIFIED = "disqualified", _("Disqualified")
+        OTHER = "other", _("Other")
+
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
     round = models.ForeignKey(
         Round, on_delete=models.CASCADE, related_name="+", help_text="The match's round."
@@ -349,6 +366,11 @@ class MatchSeat(models.Model):
     penalties = models.PositiveIntegerField(null=True, blank=True, help_text="Penalty points.")
     last_hand_at = models.DateTimeField(
         null=True, blank=True, help_text="When the finished game's last hand was recorded."
+    )
+    # Set when the seat did not play: its game ended as a forfeit, or (in a bracket) the
+    # table was a walkover and has no game.
+    did_not_play = models.CharField(
+        max_length=12, choices=DidNotPlay.choices, blank=True, help_text="Why it did not play."
     )
 
     RESULT_FIELDS = (
@@ -395,6 +417,10 @@ class MatchSeat(models.Model):
                     penalties__isnull=False,
                 ),
                 name="match_seat_result_whole",
+            ),
+            models.CheckConstraint(
+                condition=Q(did_not_play__in=["", "no_show", "withdrawn", "disqualified", "other"]),
+                name="match_seat_did_not_play_known",
             ),
         ]
 

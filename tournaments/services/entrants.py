@@ -175,11 +175,17 @@ def _create_entrants(tournament: Tournament, entries: list[EntryLine]) -> list[E
     return Entrant.objects.bulk_create(made)
 
 
-def check_in(entrant: Entrant, *, by, checked_in: bool = True) -> Entrant:
-    """Mark an entrant present (or not) at the venue."""
+def check_in(entrant: Entrant, *, by, checked_in: bool = True, override: bool = False) -> Entrant:
+    """Mark an entrant present (or not) at the venue: inside the current stage's check-in
+    window, unless the organizer overrides it. Checked in after a round was paired, they
+    are seated from the next one."""
+    from tournaments.services.checkin import check_window
+
     with transaction.atomic():
         entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
         require(by, "tournament.manage", entrant.tournament)
+        if checked_in and not override:
+            check_window(entrant.tournament)
         entrant.checked_in = checked_in
         entrant.save(update_fields=["checked_in"])
     return entrant
