@@ -104,6 +104,7 @@ class StandingLine:
     stage: Stage | None = None
     entrant: Entrant | None = None
     cells: list = field(default_factory=list)
+    forfeits: int = 0  # tables of the stage the entrant did not play (published rounds)
 
     @property
     def reason(self) -> str:
@@ -153,7 +154,26 @@ def standing_lines(
         entrants = named.in_bulk({line.entrant_id for line in lines})
         for line in lines:
             line.entrant = entrants.get(line.entrant_id)
+    if lines:
+        missed = forfeit_counts(tournament, stage=stage, entrant=entrant)
+        for line in lines:
+            line.forfeits = missed.get((line.stage.pk, line.entrant_id), 0)
     return lines, total
+
+
+def forfeit_counts(
+    tournament: Tournament, *, stage: Stage | None = None, entrant: Entrant | None = None
+) -> dict[tuple[int, int], int]:
+    """(stage id, entrant id) → tables of published rounds the entrant did not play (one
+    query)."""
+    seats = MatchSeat.objects.filter(round__stage__tournament=tournament).exclude(did_not_play="")
+    seats = seats.exclude(round__status=Round.Status.DRAFT)
+    if stage is not None:
+        seats = seats.filter(round__stage=stage)
+    if entrant is not None:
+        seats = seats.filter(entrant=entrant)
+    counted = seats.values("round__stage_id", "entrant_id").annotate(n=Count("pk"))
+    return {(row["round__stage_id"], row["entrant_id"]): row["n"] for row in counted}
 
 
 def standings_mark(tournament: Tournament, stage: Stage | None) -> StandingsMark:
@@ -260,7 +280,10 @@ def _matches(queryset, tournament: Tournament) -> list[TableView]:
                 {
                     "entrant": seat.entrant,
                     "total": game.total_of(side) if game and side else None,
-                    "winner": bool(game and side and game.winner == side),
+                    # A bracket's walkover has no game: whoever came goes through.
+                    "winner": bool(game and side and game.winner == side)
+                    or (not game and not match.bye and match.slot != "" and not seat.did_not_play),
+                    "did_not_play": seat.get_did_not_play_display() if seat.did_not_play else "",
                 }
             )
         tables.append(table)

@@ -91,6 +91,14 @@ class EntrantCreateSerializer(serializers.Serializer):
         return attrs
 
 
+class EntrantActionSerializer(serializers.Serializer):
+    override = fields.Flag(
+        required=False,
+        default=False,
+        help_text="Check in outside the stage's check-in window (organizers only).",
+    )
+
+
 class StageSerializer(serializers.ModelSerializer):
     name = fields.Text(max_length=120)
     settings = serializers.DictField(
@@ -101,8 +109,25 @@ class StageSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Stage
-        fields = ["id", "order", "name", "format", "settings", "status"]
-        read_only_fields = ["id", "order", "status"]
+        fields = [
+            "id",
+            "order",
+            "name",
+            "format",
+            "settings",
+            "status",
+            "check_in_required",
+            "check_in_opens",
+            "check_in_closes",
+        ]
+        read_only_fields = [
+            "id",
+            "order",
+            "status",
+            "check_in_required",
+            "check_in_opens",
+            "check_in_closes",
+        ]
 
 
 class StageFinishSerializer(serializers.Serializer):

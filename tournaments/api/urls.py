@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import staff, views
+from tournaments.api import eventday, staff, views
 
 urlpatterns = [
     path("tournaments/", views.TournamentListView.as_view(), name="tournament-list"),
@@ -24,6 +24,11 @@ urlpatterns = [
         "tournaments/<slug:slug>/stages/<int:order>/finish/",
         views.StageFinishView.as_view(),
         name="tournament-stage-finish",
+    ),
+    path(
+        "tournaments/<slug:slug>/stages/<int:order>/check-in/",
+        eventday.StageCheckInView.as_view(),
+        name="tournament-stage-check-in",
     ),
     path(
         "tournaments/<slug:slug>/rounds/", views.RoundListView.as_view(), name="tournament-rounds"
