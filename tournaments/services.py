@@ -1360,7 +1360,7 @@ def _flag_changed_successors(stage: Stage, pairing, taken: dict[str, Match]) -> 
 
 def seat_results(game: Game) -> list[dict]:
     """A finished game's result columns for each of its match seats, in seat order."""
-    results = side_results(game.totals, game.tallies, game.winner)
+    results = side_results(game.totals, game.tallies, game.winner, game.forfeited_sides)
     everyone = sum(result.total for result in results)
     return [
         {
@@ -1373,6 +1373,7 @@ def seat_results(game: Game) -> list[dict]:
             "dominoes": result.dominoes,
             "penalties": result.penalties,
             "last_hand_at": game.last_hand_at,
+            "forfeit": result.forfeit,
         }
         for result in results
     ]
