@@ -181,9 +181,9 @@ def results_rows(tournament: Tournament) -> Iterator[list[str]]:
 def _did_not_play(match: Match, names: list[str]) -> dict[str, str]:
     """Side name → why its entrant did not play, for the seats that did not."""
     return {
-        names[seat.position]: seat.did_not_play
+        names[seat.position]: seat.did_not_play or "forfeit"
         for seat in match.seats.all()
-        if seat.did_not_play and seat.position < len(names)
+        if (seat.did_not_play or seat.forfeit) and seat.position < len(names)
     }
 
 

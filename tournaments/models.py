@@ -195,6 +195,10 @@ class Entrant(models.Model):
     checked_in = models.BooleanField(default=False)
     withdrawn = models.BooleanField(default=False)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
+    disqualified_at = models.DateTimeField(
+        null=True, blank=True, help_text="Set with the withdrawal when organizers disqualify."
+    )
+    disqualified_reason = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -214,6 +218,11 @@ class Entrant(models.Model):
             models.CheckConstraint(
                 condition=Q(withdrawn=False) | Q(withdrawn_at__isnull=False),
                 name="entrant_withdrawal_dated",
+            ),
+            models.CheckConstraint(
+                condition=Q(disqualified_at__isnull=True)
+                | (Q(withdrawn=True) & ~Q(disqualified_reason="")),
+                name="entrant_disqualification_withdraws_with_reason",
             ),
         ]
 
@@ -367,6 +376,9 @@ class MatchSeat(models.Model):
     last_hand_at = models.DateTimeField(
         null=True, blank=True, help_text="When the finished game's last hand was recorded."
     )
+    forfeit = models.BooleanField(
+        null=True, blank=True, help_text="This seat's side forfeited the finished game."
+    )
     # Set when the seat did not play: its game ended as a forfeit, or (in a bracket) the
     # table was a walkover and has no game.
     did_not_play = models.CharField(
@@ -383,6 +395,7 @@ class MatchSeat(models.Model):
         "dominoes",
         "penalties",
         "last_hand_at",
+        "forfeit",
     )
 
     class Meta:

@@ -161,13 +161,25 @@ def standing_lines(
     return lines, total
 
 
+def did_not_play_text(seat: MatchSeat) -> str:
+    """The mark of a seat that did not play, in the page's words: "forfeit (no-show)", or
+    "forfeit" for a side that forfeited its game with no reason kept at the table; empty
+    for a seat that played."""
+    if seat.did_not_play:
+        reason = str(seat.get_did_not_play_display()).lower()
+        return gettext("forfeit ({reason})").format(reason=reason)
+    return gettext("forfeit") if seat.forfeit else ""
+
+
 def forfeit_counts(
     tournament: Tournament, *, stage: Stage | None = None, entrant: Entrant | None = None
 ) -> dict[tuple[int, int], int]:
     """(stage id, entrant id) → tables of published rounds the entrant did not play (one
     query)."""
-    seats = MatchSeat.objects.filter(round__stage__tournament=tournament).exclude(did_not_play="")
-    seats = seats.exclude(round__status=Round.Status.DRAFT)
+    seats = MatchSeat.objects.filter(round__stage__tournament=tournament)
+    seats = seats.filter(Q(forfeit=True) | ~Q(did_not_play="")).exclude(
+        round__status=Round.Status.DRAFT
+    )
     if stage is not None:
         seats = seats.filter(round__stage=stage)
     if entrant is not None:
@@ -283,7 +295,7 @@ def _matches(queryset, tournament: Tournament) -> list[TableView]:
                     # A bracket's walkover has no game: whoever came goes through.
                     "winner": bool(game and side and game.winner == side)
                     or (not game and not match.bye and match.slot != "" and not seat.did_not_play),
-                    "did_not_play": seat.get_did_not_play_display() if seat.did_not_play else "",
+                    "did_not_play": did_not_play_text(seat),
                 }
             )
         tables.append(table)

@@ -74,7 +74,17 @@ class EntrantSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Entrant
-        fields = ["id", "name", "player", "partner", "seed", "checked_in", "withdrawn"]
+        fields = [
+            "id",
+            "name",
+            "player",
+            "partner",
+            "seed",
+            "checked_in",
+            "withdrawn",
+            "disqualified_at",
+            "disqualified_reason",
+        ]
 
 
 class EntrantCreateSerializer(serializers.Serializer):

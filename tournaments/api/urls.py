@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import eventday, staff, views
+from tournaments.api import eventday, officiating, staff, views
 
 urlpatterns = [
     path("tournaments/", views.TournamentListView.as_view(), name="tournament-list"),
@@ -11,6 +11,19 @@ urlpatterns = [
         "tournaments/<slug:slug>/entrants/",
         views.EntrantListView.as_view(),
         name="tournament-entrants",
+    ),
+    path(
+        "tournaments/<slug:slug>/entrants/<int:pk>/disqualify/",
+        officiating.DisqualifyView.as_view(),
+        name="tournament-entrant-disqualify",
+    ),
+    path(
+        "tournaments/<slug:slug>/audit/", officiating.AuditView.as_view(), name="tournament-audit"
+    ),
+    path(
+        "tournaments/<slug:slug>/disputes/",
+        officiating.OpenDisputesView.as_view(),
+        name="tournament-disputes",
     ),
     path(
         "tournaments/<slug:slug>/entrants/<int:pk>/<str:action>/",

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0007_hold_draft_round_games'),
+        ('tournaments', '0008_disqualification_and_forfeits'),
     ]
 
     operations = [
