@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from tests.factories import UserFactory, event_referee
+from tests.factories import UserFactory, client_for, event_referee
 from tests.tournaments.test_services import NAMES, play_out
 from tournaments import clock
 from tournaments.models import Match, MatchSeat, Round
@@ -207,3 +207,149 @@ def test_an_absent_entrant_in_a_bracket_that_requires_check_in_gives_a_walkover(
     assert final.game is None
     why = {s.entrant_id: s.did_not_play for s in final.seats.all()}
     assert why == {winners[0].pk: "no_show", winners[1].pk: ""}
+
+
+# --- through the API ----------------------------------------------------------------------
+
+
+def test_the_api_sets_a_stages_check_in_on_the_events_clock(organizer):
+    tournament = event(organizer, 4, time_zone="America/Puerto_Rico")
+    stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
+    url = f"/api/v1/tournaments/{tournament.slug}/stages/{stage.order}/check-in/"
+    assert client_for(None).post(url, {"required": True}, format="json").status_code in (401, 403)
+    api = client_for(organizer)
+    answer = api.post(
+        url,
+        {"required": True, "opens": "2026-05-01T08:00", "closes": "2026-05-01T09:30-04:00"},
+        format="json",
+    )
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    assert body["check_in_required"] is True
+    # Without an offset, 08:00 on the event's clock (UTC-4) is 12:00 UTC.
+    stage.refresh_from_db()
+    assert stage.check_in_opens == datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+    assert stage.check_in_closes == datetime(2026, 5, 1, 13, 30, tzinfo=UTC)
+    for bad in (
+        {"required": "yes"},
+        {"required": True, "opens": "soon"},
+        {"required": True, "opens": "0001-01-01T00:00+05:00"},
+    ):
+        assert api.post(url, bad, format="json").status_code == 400, bad
+    backwards = api.post(
+        url,
+        {"required": True, "opens": "2026-05-02T08:00", "closes": "2026-05-01T08:00"},
+        format="json",
+    )
+    assert backwards.status_code == 400
+    assert "closes" in str(backwards.json())
+
+
+def test_the_api_refuses_a_check_in_outside_the_window_unless_overridden(organizer):
+    tournament = event(organizer, 4)
+    stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
+    set_check_in(stage, by=organizer, required=True, closes=timezone.now() - timedelta(hours=1))
+    entrant = tournament.entrants.first()
+    url = f"/api/v1/tournaments/{tournament.slug}/entrants/{entrant.pk}/check-in/"
+    api = client_for(organizer)
+    refused = api.post(url, {}, format="json")
+    assert refused.status_code == 409
+    assert "Check-in closed at" in refused.json()["detail"]
+    assert api.post(url, {"override": "yes"}, format="json").status_code == 400
+    done = api.post(url, {"override": True}, format="json")
+    assert done.status_code == 200 and done.json()["checked_in"] is True
+    stages = api.get(f"/api/v1/tournaments/{tournament.slug}/stages/").json()["results"]
+    assert stages[0]["check_in_required"] is True
+
+
+# --- on the manage page -------------------------------------------------------------------
+
+
+def test_the_manage_page_sets_check_in_and_seats_only_those_present(client, organizer):
+    tournament = event(organizer, 9, time_zone="Europe/Madrid")
+    stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
+    client.force_login(organizer)
+    manage = f"/t/{tournament.slug}/manage/"
+    answer = client.post(
+        f"{manage}event-day/check-in/",
+        {"stage": stage.pk, "required": "1", "opens": "2026-07-01T09:00", "closes": ""},
+        follow=True,
+    )
+    assert "RR seats only checked-in entrants." in answer.content.decode()
+    stage.refresh_from_db()
+    assert stage.check_in_required
+    assert stage.check_in_opens == datetime(2026, 7, 1, 7, 0, tzinfo=UTC)
+    page = client.get(manage).content.decode()
+    assert 'value="2026-07-01T09:00"' in page and "Europe/Madrid" in page
+    bad = client.post(
+        f"{manage}event-day/check-in/",
+        {"stage": stage.pk, "required": "1", "opens": "next tuesday"},
+        follow=True,
+    )
+    assert "Give a date and a time" in bad.content.decode()
+    assert (
+        client.post(f"{manage}event-day/check-in/", {"stage": "x"}, follow=True).status_code == 200
+    )
+    for entrant in tournament.entrants.exclude(name=NAMES[8]):
+        client.post(f"{manage}check-in/", {"entrant": entrant.pk, "present": "1"})
+    client.post(f"{manage}generate/", {"stage": stage.pk})
+    round_ = Round.objects.get(stage=stage)
+    absent = tournament.entrants.get(name=NAMES[8])
+    assert absent.pk not in seated(round_)
+    page = client.get(manage).content.decode()
+    assert "Not seated in round 1:" in page and f"{NAMES[8]} (not checked in)" in page
+
+
+def test_the_manage_page_offers_to_check_in_anyway_when_the_window_is_shut(client, organizer):
+    tournament = event(organizer, 4)
+    stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
+    set_check_in(stage, by=organizer, required=True, closes=timezone.now() - timedelta(hours=1))
+    client.force_login(organizer)
+    manage = f"/t/{tournament.slug}/manage/"
+    page = client.get(manage).content.decode()
+    assert "Check in anyway" in page and "Check-in closed at" in page
+    entrant = tournament.entrants.first()
+    refused = client.post(
+        f"{manage}check-in/", {"entrant": entrant.pk, "present": "1"}, follow=True
+    )
+    assert "Check-in closed at" in refused.content.decode()
+    entrant.refresh_from_db()
+    assert not entrant.checked_in
+    client.post(f"{manage}check-in/", {"entrant": entrant.pk, "present": "1", "override": "1"})
+    entrant.refresh_from_db()
+    assert entrant.checked_in
+
+
+def test_the_manage_page_records_a_no_show(client, organizer):
+    tournament = event(organizer, 8)
+    stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
+    round_ = generate_round(stage, by=organizer)
+    client.force_login(organizer)
+    manage = f"/t/{tournament.slug}/manage/"
+    seat = (
+        MatchSeat.objects.filter(round=round_).order_by("match__table_number", "position").first()
+    )
+    # A draft round offers no form, and a post is refused.
+    assert 'id="did-not-play-form"' not in client.get(manage).content.decode()
+    refused = client.post(
+        f"{manage}event-day/did-not-play/", {"seat": seat.pk, "reason": "no_show"}, follow=True
+    )
+    assert "not published yet" in refused.content.decode()
+    publish_round(round_, by=organizer)
+    assert 'id="did-not-play-form"' in client.get(manage).content.decode()
+    for junk in ({"seat": "abc", "reason": "no_show"}, {"seat": seat.pk, "reason": "late"}):
+        answer = client.post(f"{manage}event-day/did-not-play/", junk, follow=True)
+        assert answer.status_code == 200
+        assert not MatchSeat.objects.get(pk=seat.pk).did_not_play
+    done = client.post(
+        f"{manage}event-day/did-not-play/",
+        {"seat": seat.pk, "reason": "no_show", "back": "stage=1&round=1"},
+        follow=True,
+    )
+    text = done.content.decode()
+    assert f"{seat.entrant.name} did not play at table 1 (no-show)" in text
+    assert "forfeit (no-show)" in text
+    assert MatchSeat.objects.get(pk=seat.pk).did_not_play == "no_show"
+    other = UserFactory(username="other")
+    client.force_login(other)
+    assert client.post(f"{manage}event-day/did-not-play/", {"seat": seat.pk}).status_code == 403

@@ -10,11 +10,13 @@ from rest_framework.views import APIView
 
 from domain.say import say
 from scoring.api import fields
+from scoring.api.serializers import bounded
+from scoring.bounds import ID_MAX
 from tournaments import services
-from tournaments.api.serializers import StageSerializer
+from tournaments.api.serializers import MatchSerializer, StageSerializer
 from tournaments.api.views import TournamentMixin
 from tournaments.clock import zone
-from tournaments.models import Stage
+from tournaments.models import Match, MatchSeat, Stage
 
 
 class CheckInSerializer(serializers.Serializer):
@@ -67,3 +69,37 @@ class StageCheckInView(TournamentMixin, APIView):
             return Response(StageSerializer(done).data)
 
         return self.act(request, change)
+
+
+class DidNotPlaySerializer(serializers.Serializer):
+    entrant = bounded(1, ID_MAX, help_text="The id of the entrant seated here.")
+    reason = serializers.ChoiceField(choices=MatchSeat.DidNotPlay.choices)
+    note = fields.Text(required=False, default="", allow_blank=True, max_length=300)
+
+
+class MatchDidNotPlayView(TournamentMixin, APIView):
+    @extend_schema(request=DidNotPlaySerializer, responses=MatchSerializer)
+    def post(self, request, pk: int):
+        """Record that an entrant seated at this table did not play: the game ends as their
+        forfeit (organizers)."""
+        match = Match.objects.select_related("round__stage__tournament").filter(pk=pk).first()
+        if match is None:
+            raise Http404
+        self.get_tournament(request, match.round.stage.tournament.slug, manage=True)
+
+        def record():
+            body = DidNotPlaySerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            data = body.validated_data
+            seat = MatchSeat.objects.filter(match=match, entrant_id=data["entrant"]).first()
+            if seat is None:
+                raise services.TournamentError(
+                    say("That entrant is not seated at this table."), "entrant"
+                )
+            services.record_did_not_play(
+                seat, by=request.user, reason=data["reason"], note=data["note"]
+            )
+            fresh = Match.objects.select_related("round", "game", "referee").get(pk=match.pk)
+            return Response(MatchSerializer(fresh).data)
+
+        return self.act(request, record)

@@ -227,15 +227,23 @@ class MatchSerializer(serializers.ModelSerializer):
 
     def get_entrants(self, match: Match) -> list[dict]:
         return [
-            {"id": seat.entrant_id, "name": seat.entrant.name, "position": seat.position}
+            {
+                "id": seat.entrant_id,
+                "name": seat.entrant.name,
+                "position": seat.position,
+                # Why the entrant did not play this table (empty: they played).
+                "did_not_play": seat.did_not_play,
+            }
             for seat in sorted(match.seats.all(), key=lambda s: s.position)
         ]
 
     def get_status(self, match: Match) -> str:
-        return "bye" if match.bye else match.game.status
+        if match.bye:
+            return "bye"
+        return match.game.status if match.game is not None else "walkover"
 
     def get_totals(self, match: Match) -> dict:
-        return {} if match.bye else match.game.totals
+        return match.game.totals if match.game is not None else {}
 
 
 class RoundSerializer(serializers.ModelSerializer):

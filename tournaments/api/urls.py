@@ -86,4 +86,9 @@ urlpatterns = [
     path("account/token/", staff.MyTokenView.as_view(), name="my-token"),
     path("matches/<int:pk>/", views.MatchDetailView.as_view(), name="match-detail"),
     path("matches/<int:pk>/referee/", views.MatchRefereeView.as_view(), name="match-referee"),
+    path(
+        "matches/<int:pk>/did-not-play/",
+        eventday.MatchDidNotPlayView.as_view(),
+        name="match-did-not-play",
+    ),
 ]
