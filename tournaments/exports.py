@@ -17,7 +17,7 @@ from django.db.models import Prefetch
 from scoring.models import Hand, ScoreEvent, Seat
 from tournaments.models import Match, Round, Tournament
 from tournaments.selectors import standing_lines
-from tournaments.standings import METRICS, metric_text
+from tournaments.standings import MARKS, METRICS, metric_text
 
 STANDINGS_COLUMNS = [
     "tournament",
@@ -29,6 +29,9 @@ STANDINGS_COLUMNS = [
     "games_played",
     *METRICS,  # every metric of the registry, "seed" among them
     "reason",
+    "disputed",
+    "forfeit",
+    "disqualified",
 ]
 
 # A spreadsheet reads a cell starting with one of these as a formula (or, for tab and
@@ -58,6 +61,7 @@ RESULTS_COLUMNS = [
     "in_play",
     "penalties",
     "total",
+    "forfeit",
 ]
 
 
@@ -76,6 +80,7 @@ def standings_rows(tournament: Tournament) -> Iterator[list[str]]:
             str(row.games_played),
             *(metric_text(row.metrics.get(key), 4) for key in METRICS),
             text(row.reason),
+            *("yes" if mark in row.marks else "no" for mark in MARKS),
         ]
 
 
@@ -137,6 +142,7 @@ def results_rows(tournament: Tournament) -> Iterator[list[str]]:
                     str(in_play),
                     str(penalties),
                     str(running[side]),
+                    "yes" if side in game.forfeited_sides else "no",
                 ]
 
 

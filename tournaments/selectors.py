@@ -100,6 +100,7 @@ class StandingLine:
     games_played: int
     metrics: dict
     reason_data: dict | None = None
+    marks: str = ""
     position: int = 0
     stage: Stage | None = None
     entrant: Entrant | None = None

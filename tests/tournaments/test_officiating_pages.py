@@ -233,3 +233,32 @@ def test_disqualify_from_the_manage_page(client, table, organizer):
         ).status_code
         == 404
     )
+
+
+def test_standings_and_exports_mark_disputes_forfeits_and_disqualifications(
+    client, table, referee, organizer
+):
+    from scoring import officiating
+    from tournaments.sanctions import disqualify
+    from tournaments.standings_store import rebuild_standings
+
+    tournament, game = table
+    officiating.forfeit_seat(game, "B", "left the hall", organizer)
+    officiating.open_dispute(game, by=referee, note="was B really gone?")
+    seat_b = MatchSeat.objects.get(match__game=game, position=1)
+    seat_a = MatchSeat.objects.get(match__game=game, position=0)
+    disqualify(Entrant.objects.get(pk=seat_a.entrant_id), reason="cheating", by=organizer)
+    rebuild_standings(tournament.pk)  # what the commit queues
+    page = client.get(f"/t/{tournament.slug}/").content.decode()
+    assert "under dispute" in page and "forfeit" in page and "(disqualified)" in page
+    entrant = client.get(f"/t/{tournament.slug}/entrants/{seat_a.entrant_id}/").content.decode()
+    assert "Disqualified: cheating" in entrant
+    answer = client.get(f"/t/{tournament.slug}/export/standings.csv")
+    csv = b"".join(answer.streaming_content).decode().splitlines()
+    header = csv[0].split(",")
+    assert header[-3:] == ["disputed", "forfeit", "disqualified"]
+    by_name = {line.split(",")[4]: line.split(",") for line in csv[1:]}
+    b_name = Entrant.objects.get(pk=seat_b.entrant_id).name
+    a_name = Entrant.objects.get(pk=seat_a.entrant_id).name
+    assert by_name[b_name][-3:] == ["yes", "yes", "no"]
+    assert by_name[a_name][-3:] == ["yes", "no", "yes"]
