@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from accounts.permissions import require
 from domain.say import say
@@ -246,11 +247,13 @@ def resolve_dispute(
 
 # The question each way of choosing a leader asks the table.
 LEADER_QUESTIONS = {
-    "double_six": "Who holds the double six?",
-    "highest_double": "Who holds the highest double?",
-    "highest_double_then_tile": "Who holds the highest double? (else the highest tile)",
-    "drawn": "Who drew the lead?",
-    "unknown": "Who leads this hand?",
+    "double_six": gettext_noop("Who holds the double six?"),
+    "highest_double": gettext_noop("Who holds the highest double?"),
+    "highest_double_then_tile": gettext_noop(
+        "Who holds the highest double? (else the highest tile)"
+    ),
+    "drawn": gettext_noop("Who drew the lead?"),
+    "unknown": gettext_noop("Who leads this hand?"),
 }
 
 

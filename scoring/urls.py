@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import views
+from scoring import officiating_views, views
 
 urlpatterns = [
     path("games/<int:pk>/", views.game_page, name="game-page"),
@@ -12,4 +12,9 @@ urlpatterns = [
     path("games/<int:pk>/score/event/", views.add_event, name="score-event"),
     path("games/<int:pk>/score/undo/<int:event_id>/", views.undo_event, name="score-undo"),
     path("games/<int:pk>/score/hands/<int:number>/", views.correct, name="score-correct"),
+    path(
+        "games/<int:pk>/score/officiate/<slug:action>/",
+        officiating_views.officiate,
+        name="score-officiate",
+    ),
 ]

@@ -17,7 +17,7 @@ from django.db.models import Prefetch
 from scoring.models import Hand, ScoreEvent, Seat
 from tournaments.models import Match, MatchSeat, Round, Tournament
 from tournaments.selectors import side_names, standing_lines
-from tournaments.standings import METRICS, metric_text
+from tournaments.standings import MARKS, METRICS, metric_text
 
 STANDINGS_COLUMNS = [
     "tournament",
@@ -29,7 +29,9 @@ STANDINGS_COLUMNS = [
     "games_played",
     *METRICS,  # every metric of the registry, "seed" among them
     "reason",
-    "forfeits",
+    "disputed",
+    "forfeit",
+    "disqualified",
 ]
 
 # A spreadsheet reads a cell starting with one of these as a formula (or, for tab and
@@ -59,6 +61,7 @@ RESULTS_COLUMNS = [
     "in_play",
     "penalties",
     "total",
+    "forfeit",
     "did_not_play",
 ]
 
@@ -78,7 +81,7 @@ def standings_rows(tournament: Tournament) -> Iterator[list[str]]:
             str(row.games_played),
             *(metric_text(row.metrics.get(key), 4) for key in METRICS),
             text(row.reason),
-            str(row.forfeits),
+            *("yes" if mark in row.marks else "no" for mark in MARKS),
         ]
 
 
@@ -125,7 +128,8 @@ def results_rows(tournament: Tournament) -> Iterator[list[str]]:
                 side = names[seat.position]
                 nothing = [""] * 5  # pips, award, in play, penalties, total: nothing played
                 walkover = [*where, "", "", "", "walkover", "", side, text(seat.entrant.name)]
-                yield [*walkover, *nothing, missed.get(side, "")]
+                gave_up = "yes" if side in missed else "no"
+                yield [*walkover, *nothing, gave_up, missed.get(side, "")]
             continue
         seats = {seat.name: seat.display_name for seat in game.seats.all()}
         sides = sorted(game.totals) or names
@@ -154,9 +158,10 @@ def results_rows(tournament: Tournament) -> Iterator[list[str]]:
                     str(in_play),
                     str(penalties),
                     str(running[side]),
+                    "yes" if side in game.forfeited_sides else "no",
                     missed.get(side, ""),
                 ]
-        if missed:
+        if game.forfeited_sides:
             # The game ended as a forfeit: a row per side after its hands says so.
             for side in sides:
                 members = side.split("+")
@@ -174,16 +179,17 @@ def results_rows(tournament: Tournament) -> Iterator[list[str]]:
                     "0",
                     "0",
                     str(running[side]),
+                    "yes" if side in game.forfeited_sides else "no",
                     missed.get(side, ""),
                 ]
 
 
 def _did_not_play(match: Match, names: list[str]) -> dict[str, str]:
-    """Side name → why its entrant did not play, for the seats that did not."""
+    """Side name → why its entrant did not play, for the seats recorded so at the table."""
     return {
-        names[seat.position]: seat.did_not_play or "forfeit"
+        names[seat.position]: seat.did_not_play
         for seat in match.seats.all()
-        if (seat.did_not_play or seat.forfeit) and seat.position < len(names)
+        if seat.did_not_play and seat.position < len(names)
     }
 
 

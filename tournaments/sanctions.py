@@ -76,8 +76,10 @@ def disqualify(entrant: Entrant, *, reason: str, by) -> Entrant:
 
         def forget():
             from tournaments import live
+            from tournaments.tasks import request_recompute
 
             live.forget_tournament(tournament_id)
+            request_recompute(tournament_id)  # the line is marked disqualified
 
         transaction.on_commit(forget)
     return entrant

@@ -100,11 +100,11 @@ class StandingLine:
     games_played: int
     metrics: dict
     reason_data: dict | None = None
+    marks: str = ""
     position: int = 0
     stage: Stage | None = None
     entrant: Entrant | None = None
     cells: list = field(default_factory=list)
-    forfeits: int = 0  # tables of the stage the entrant did not play (published rounds)
 
     @property
     def reason(self) -> str:
@@ -154,10 +154,6 @@ def standing_lines(
         entrants = named.in_bulk({line.entrant_id for line in lines})
         for line in lines:
             line.entrant = entrants.get(line.entrant_id)
-    if lines:
-        missed = forfeit_counts(tournament, stage=stage, entrant=entrant)
-        for line in lines:
-            line.forfeits = missed.get((line.stage.pk, line.entrant_id), 0)
     return lines, total
 
 
@@ -169,23 +165,6 @@ def did_not_play_text(seat: MatchSeat) -> str:
         reason = str(seat.get_did_not_play_display()).lower()
         return gettext("forfeit ({reason})").format(reason=reason)
     return gettext("forfeit") if seat.forfeit else ""
-
-
-def forfeit_counts(
-    tournament: Tournament, *, stage: Stage | None = None, entrant: Entrant | None = None
-) -> dict[tuple[int, int], int]:
-    """(stage id, entrant id) → tables of published rounds the entrant did not play (one
-    query)."""
-    seats = MatchSeat.objects.filter(round__stage__tournament=tournament)
-    seats = seats.filter(Q(forfeit=True) | ~Q(did_not_play="")).exclude(
-        round__status=Round.Status.DRAFT
-    )
-    if stage is not None:
-        seats = seats.filter(round__stage=stage)
-    if entrant is not None:
-        seats = seats.filter(entrant=entrant)
-    counted = seats.values("round__stage_id", "entrant_id").annotate(n=Count("pk"))
-    return {(row["round__stage_id"], row["entrant_id"]): row["n"] for row in counted}
 
 
 def standings_mark(tournament: Tournament, stage: Stage | None) -> StandingsMark:

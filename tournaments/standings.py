@@ -118,6 +118,8 @@ class StandingRow(NamedTuple):
     # are level on every tiebreaker, else the deciding metric, the two values and the
     # metrics they were tied on.
     reason_data: dict | None = None
+    # Officiating marks on the line (RULES.md, Officiating), one letter each: see MARKS.
+    marks: str = ""
 
     @property
     def reason(self) -> str:
@@ -259,6 +261,11 @@ class SideResult(NamedTuple):
     dominoes: int
     penalties: int
     forfeit: bool = False
+
+
+# The officiating marks a standings line may carry: a result still under dispute, a game
+# forfeited, the entrant disqualified.
+MARKS = {"d": "disputed", "f": "forfeit", "q": "disqualified"}
 
 
 def placements(totals: Sequence[int]) -> list[int]:

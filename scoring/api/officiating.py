@@ -3,9 +3,11 @@ and the game's audit list (RULES.md, Officiating). Clock violations go through t
 events endpoint (``{"kind": "clock_violation"}``)."""
 
 from django.http import Http404
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -34,8 +36,8 @@ class DisputePhotoSerializer(serializers.Serializer):
 
 class DisputeSerializer(serializers.ModelSerializer):
     hand = fields.WholeNumber(source="hand_number", allow_null=True)
-    opened_by = fields.Text(source="opened_by.username", default=None)
-    resolved_by = fields.Text(source="resolved_by.username", default=None)
+    opened_by = fields.Text(source="opened_by.username", default=None, allow_null=True)
+    resolved_by = fields.Text(source="resolved_by.username", default=None, allow_null=True)
     photos = DisputePhotoSerializer(many=True, read_only=True)
 
     class Meta:
@@ -97,7 +99,7 @@ class RedealSerializer(serializers.Serializer):
 
 
 class OfficialActSerializer(serializers.ModelSerializer):
-    actor = fields.Text(source="actor.username", default=None)
+    actor = fields.Text(source="actor.username", default=None, allow_null=True)
     hand = fields.WholeNumber(source="hand_number", allow_null=True)
 
     class Meta:
@@ -149,6 +151,8 @@ class DisputeListView(GameMixin, APIView):
             }
             if "hand" in data:
                 data["hand"] = int(data["hand"]) if data["hand"].isdigit() else data["hand"]
+            if request.POST.getlist("photos"):  # text where files belong
+                raise ValidationError({"photos": [_("Send the photos as files.")]})
             data["photos"] = request.FILES.getlist("photos")
         body = DisputeInputSerializer(data=data)
         body.is_valid(raise_exception=True)

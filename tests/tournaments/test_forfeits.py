@@ -84,21 +84,22 @@ def test_the_standings_tables_api_and_exports_mark_the_forfeit(event, organizer,
     play(other.game, organizer, random.Random(3))
     rebuild_standings(tournament.pk)
     page = client.get(f"/t/{tournament.slug}/").content.decode()
-    assert "1 forfeit" in page
+    assert 'title="Forfeited a game: placed last at that table.">forfeit</span>' in page
     assert "forfeit (disqualified)" in page
     data = client_for(None).get(f"/api/v1/tournaments/{tournament.slug}/rounds/1/").json()
     seated = {e["id"]: e["did_not_play"] for m in data["matches"] for e in m["entrants"]}
     assert seated[absent.entrant_id] == "disqualified"
     standings = list(csv.DictReader(io.StringIO("".join(csv_lines(standings_rows(tournament))))))
-    forfeits = {row["entrant"]: row["forfeits"] for row in standings}
-    assert forfeits[absent.entrant.name] == "1"
-    assert sum(int(n) for n in forfeits.values()) == 1
+    forfeits = {row["entrant"]: row["forfeit"] for row in standings}
+    assert forfeits[absent.entrant.name] == "yes"
+    assert list(forfeits.values()).count("yes") == 1
     results = list(results_rows(tournament))
     columns = results[0]
     marked = [dict(zip(columns, row, strict=True)) for row in results[1:]]
     ended = [row for row in marked if row["ended"] == "forfeit"]
     assert len(ended) == 4  # a row per side of the forfeited game
     assert [row["did_not_play"] for row in ended] == ["", "", "", "disqualified"]
+    assert [row["forfeit"] for row in ended] == ["no", "no", "no", "yes"]
 
 
 def test_the_api_records_a_seat_that_did_not_play(event, organizer):
