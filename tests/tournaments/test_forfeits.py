@@ -121,3 +121,18 @@ def test_the_api_records_a_seat_that_did_not_play(event, organizer):
     assert body["entrants"][0]["did_not_play"] == "no_show"
     again = api.post(url, {"entrant": seat.entrant_id, "reason": "no_show"}, format="json")
     assert again.status_code == 409
+
+
+def test_a_withdrawal_forfeits_the_unfinished_games_and_keeps_the_played_ones(event, organizer):
+    _, _, (match, other) = event
+    played = seat_at(other, 0)
+    play(other.game, organizer, random.Random(9))
+    leaving = seat_at(match, 1)
+    services.withdraw(leaving.entrant, by=organizer)
+    leaving.refresh_from_db()
+    assert leaving.did_not_play == "withdrawn" and leaving.forfeit
+    match.game.refresh_from_db()
+    assert match.game.status == Game.Status.FINISHED and match.game.forfeits == "B"
+    services.withdraw(played.entrant, by=organizer)
+    played.refresh_from_db()
+    assert played.did_not_play == "" and not played.forfeit

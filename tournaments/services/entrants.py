@@ -15,6 +15,7 @@ from tournaments.bounds import SEED_RANGE
 from tournaments.entries import MAX_NAME, EntryLine, read_entries
 from tournaments.models import (
     Entrant,
+    MatchSeat,
     Tournament,
 )
 from tournaments.services.common import (
@@ -192,7 +193,10 @@ def check_in(entrant: Entrant, *, by, checked_in: bool = True, override: bool = 
 
 
 def withdraw(entrant: Entrant, *, by) -> Entrant:
-    """Withdraw an entrant: later rounds skip them; games already played stay."""
+    """Withdraw an entrant: later rounds skip them; games already played stay, and a
+    game of theirs not finished at a published table ends as their forfeit."""
+    from tournaments.services.forfeits import forfeit_unplayed
+
     with transaction.atomic():
         entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
         require(by, "tournament.manage", entrant.tournament)
@@ -203,6 +207,7 @@ def withdraw(entrant: Entrant, *, by) -> Entrant:
         entrant.withdrawn = True
         entrant.withdrawn_at = timezone.now()
         entrant.save(update_fields=["withdrawn", "withdrawn_at"])
+        forfeit_unplayed(entrant, by=by, reason=MatchSeat.DidNotPlay.WITHDRAWN)
         _forget_live_parts(entrant.tournament_id)  # standings mark withdrawals
     return entrant
 

@@ -63,6 +63,20 @@ def record_did_not_play(seat: MatchSeat, *, by, reason: str, note: str = "") -> 
     return seat
 
 
+def forfeit_unplayed(entrant: Entrant, *, by, reason: str) -> list[MatchSeat]:
+    """Every unfinished game of ``entrant`` at a published table ends as their forfeit,
+    with ``reason`` kept on the seat (a withdrawal); games already played stay."""
+    from scoring.models import Game
+
+    seats = (
+        MatchSeat.objects.filter(entrant=entrant, match__game__isnull=False, did_not_play="")
+        .exclude(match__game__status=Game.Status.FINISHED)
+        .exclude(round__status=Round.Status.DRAFT)
+        .order_by("pk")
+    )
+    return [record_did_not_play(seat, by=by, reason=reason) for seat in seats]
+
+
 def absent(stage: Stage, entrant: Entrant) -> bool:
     """Whether ``entrant`` cannot sit at a table of ``stage`` now: withdrawn, or not
     checked in where the stage requires it."""
