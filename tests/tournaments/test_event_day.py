@@ -353,3 +353,25 @@ def test_the_manage_page_records_a_no_show(client, organizer):
     other = UserFactory(username="other")
     client.force_login(other)
     assert client.post(f"{manage}event-day/did-not-play/", {"seat": seat.pk}).status_code == 403
+
+
+def test_a_walkover_shows_on_the_public_page_and_in_the_api(client, organizer):
+    tournament = event(organizer, 4, table_size=2)
+    stage = add_stage(tournament, by=organizer, name="Llave", format="single_elimination")
+    withdraw(tournament.entrants.get(name=NAMES[3]), by=organizer)
+    first = generate_round(stage, by=organizer)
+    publish_round(first, by=organizer)
+    page = client.get(f"/t/{tournament.slug}/").content.decode()
+    assert "forfeit (withdrawn)" in page
+    tables = client.get(f"/t/{tournament.slug}/?stage=1").content.decode()
+    assert "walkover" in tables
+    body = client_for(None).get(f"/api/v1/tournaments/{tournament.slug}/rounds/1/").json()
+    assert sorted(m["status"] for m in body["matches"]) == ["scheduled", "walkover"]
+    client.force_login(organizer)
+    assert client.get(f"/t/{tournament.slug}/rounds/1/cards/").status_code == 200
+    assert client.get(f"/t/{tournament.slug}/rounds/1/sheets/").status_code == 200
+    assert client.get(f"/t/{tournament.slug}/manage/").status_code == 200
+    export = client.get(f"/t/{tournament.slug}/export/results.csv")
+    rows = b"".join(export.streaming_content).decode().splitlines()
+    walkovers = [row for row in rows if ",walkover," in row]
+    assert len(walkovers) == 2 and walkovers[1].endswith(",yes,withdrawn")
