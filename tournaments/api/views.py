@@ -169,7 +169,7 @@ class EntrantActionView(TournamentMixin, APIView):
             if action == "withdraw":
                 done = services.withdraw(entrant, by=request.user)
             else:
-                body = s.EntrantActionSerializer(data=request.data or {})
+                body = s.EntrantActionSerializer(data=request.data)
                 body.is_valid(raise_exception=True)
                 done = services.check_in(
                     entrant,
