@@ -1,5 +1,5 @@
-"""The event day on a phone: check-in decides who is seated, and a no-show is recorded
-at a table and marked in the standings."""
+"""The event day on a phone: check-in decides who is seated, a no-show is recorded at a
+table and marked in the standings, and a late arrival plays from the next round."""
 
 import random
 
@@ -81,6 +81,15 @@ def test_check_in_seats_only_those_present_and_a_no_show_is_a_forfeit(live_serve
     page.locator(".table-card .pill.forfeit", has_text="forfeit (no-show)").wait_for()
     fits(page)
     shot(page, "event-day-standings-phone")
+
+    # The last player arrives late: checked in now, seated from round 2.
+    page.goto(f"{live_server.url}{manage}")
+    page.locator("tr", has_text=NAMES[-1]).get_by_role("button", name="Check in").click()
+    said(page, f"{NAMES[-1]} checked in.")
+    page.get_by_role("button", name="Generate the next round").click()
+    said(page, "Round 2 generated as a draft with 3 tables")
+    assert MatchSeat.objects.filter(round__stage=stage, round__number=2, entrant=absent).exists()
+    assert page.locator("#not-seated").count() == 0
     context.close()
 
     spanish = browser.new_context(viewport=PHONE, locale="es-ES", device_scale_factor=2)
@@ -88,11 +97,11 @@ def test_check_in_seats_only_those_present_and_a_no_show_is_a_forfeit(live_serve
     log_in(page, live_server.url, "organizer", PASSWORD, manage)
     page.locator("#event-day-title", has_text="Registro de llegada y ausencias").wait_for()
     page.locator(
-        "#check-in-state", has_text="8 de 9 participantes registraron su llegada."
+        "#check-in-state", has_text="9 de 9 participantes registraron su llegada."
     ).wait_for()
     fits(page)
     shot(page, "event-day-manage-phone-es")
-    page.goto(f"{live_server.url}/t/{tournament.slug}/")
+    page.goto(f"{live_server.url}/t/{tournament.slug}/?round=1")
     page.locator("table.standings .mark", has_text="abandono").wait_for()
     page.locator(".table-card .pill.forfeit", has_text="abandono (no se presentó)").wait_for()
     shot(page, "event-day-standings-phone-es")
@@ -105,6 +114,6 @@ def test_check_in_seats_only_those_present_and_a_no_show_is_a_forfeit(live_serve
         page.locator("#event-day-title").wait_for()
         assert page.evaluate("document.documentElement.scrollWidth") <= 1280
         shot(page, f"event-day-manage-wide-{language}")
-        page.goto(f"{live_server.url}/t/{tournament.slug}/")
+        page.goto(f"{live_server.url}/t/{tournament.slug}/?round=1")
         shot(page, f"event-day-standings-wide-{language}")
         wide.close()

@@ -101,6 +101,20 @@ def test_a_late_arrival_joins_from_the_next_round_and_an_absent_player_sits_out(
     assert len(seated(second)) == 6
 
 
+def test_a_late_arrival_joins_a_round_robin_from_the_next_round(organizer):
+    tournament = event(organizer, 9)
+    stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
+    set_check_in(stage, by=organizer, required=True)
+    check_in_all_but(tournament, organizer, NAMES[8])
+    first = generate_round(stage, by=organizer)
+    publish_round(first, by=organizer)
+    late = tournament.entrants.get(name=NAMES[8])
+    check_in(late, by=organizer)
+    second = generate_round(stage, by=organizer)
+    assert late.pk not in seated(first)
+    assert late.pk in seated(second) and len(seated(second)) == 9
+
+
 def test_check_in_is_refused_outside_its_window_unless_the_organizer_overrides(organizer):
     tournament = event(organizer, 4, time_zone="America/Puerto_Rico")
     stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
