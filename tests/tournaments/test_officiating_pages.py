@@ -262,3 +262,24 @@ def test_standings_and_exports_mark_disputes_forfeits_and_disqualifications(
     a_name = Entrant.objects.get(pk=seat_a.entrant_id).name
     assert by_name[b_name][-3:] == ["yes", "yes", "no"]
     assert by_name[a_name][-3:] == ["yes", "no", "yes"]
+
+
+def test_dispute_photos_are_served_to_officials_only(
+    client, table, referee, organizer, settings, tmp_path
+):
+    from scoring import officiating
+
+    settings.MEDIA_ROOT = tmp_path
+    _, game = table
+    photo = SimpleUploadedFile("mesa.png", PNG, content_type="image/png")
+    dispute = officiating.open_dispute(game, by=referee, note="look", photos=[photo])
+    url = dispute.photos.get().get_absolute_url()
+    assert client.get(url).status_code == 302  # sign in first
+    client.force_login(UserFactory(username="stranger"))
+    assert client.get(url).status_code in (403, 404)
+    client.force_login(organizer)
+    answer = client.get(url)
+    assert answer.status_code == 200
+    assert answer["Content-Type"] == "image/png"
+    assert b"".join(answer.streaming_content) == PNG
+    assert client.get(url.replace(str(dispute.photos.get().pk), "999")).status_code == 404
