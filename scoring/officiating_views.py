@@ -23,7 +23,7 @@ from scoring.views import _scorable
 
 # The part each action belongs to, and whether only organizers take it.
 CLOCK_ACTIONS = {"clock_violation", "forced_pass", "penalty"}
-ACTIONS = CLOCK_ACTIONS | {"leader", "redeal", "dispute", "forfeit", "deduct"}
+ACTIONS = CLOCK_ACTIONS | {"leader", "redeal", "dispute", "void", "forfeit", "deduct"}
 MANAGER_ACTIONS = {"forfeit", "deduct"}
 
 
@@ -75,6 +75,12 @@ def _run(request, game, action: str) -> str:
             photos=request.FILES.getlist("photos"),
         )
         return gettext("Dispute opened: an organizer will settle it. Play goes on.")
+    if action == "void":
+        number = _number(post.get("hand", ""))
+        if number is None:
+            raise services.ScoringError(say("Say which hand to void."), "hand")
+        services.void_hand(game, number, by=request.user, reason=post.get("reason", ""))
+        return gettext("Hand {number} is void: its award no longer counts.").format(number=number)
     if action == "forfeit":
         officiating.forfeit_seat(game, seat, post.get("reason", ""), request.user)
         return gettext("{name} forfeits the game.").format(name=who)

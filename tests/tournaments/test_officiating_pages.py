@@ -283,3 +283,22 @@ def test_dispute_photos_are_served_to_officials_only(
     assert answer["Content-Type"] == "image/png"
     assert b"".join(answer.streaming_content) == PNG
     assert client.get(url.replace(str(dispute.photos.get().pk), "999")).status_code == 404
+
+
+def test_a_hand_is_voided_from_the_phone_with_a_reason(client, table, referee):
+    from scoring import services as scoring
+
+    _, game = table
+    scoring.record_hand(
+        game, by=referee, number=1, ended="block", pips={"A": 8, "B": 15, "C": 22, "D": 12}
+    )
+    client.force_login(referee)
+    assert "Void a hand" in client.get(f"/games/{game.pk}/score/").content.decode()
+    refused = officiate(client, game, "void", hand="1", reason="").content.decode()
+    assert "error-box" in refused
+    done = officiate(client, game, "void", hand="1", reason="misdeal").content.decode()
+    assert "Hand 1 is void" in done
+    game.refresh_from_db()
+    assert all(total == 0 for total in game.totals.values())
+    act = OfficialAct.objects.get(game=game, kind="voided")
+    assert (act.actor, act.reason) == (referee, "misdeal")
