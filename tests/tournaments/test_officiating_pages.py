@@ -302,3 +302,39 @@ def test_a_hand_is_voided_from_the_phone_with_a_reason(client, table, referee):
     assert all(total == 0 for total in game.totals.values())
     act = OfficialAct.objects.get(game=game, kind="voided")
     assert (act.actor, act.reason) == (referee, "misdeal")
+
+
+def test_a_forfeit_ranks_the_same_from_the_seats_and_from_the_games(table, organizer, referee):
+    """The recompute sums the seats' results; the reference reads the games: a forfeit
+    (placed last at a table where the forfeiting seat led) agrees in both."""
+    from scoring import officiating
+    from scoring import services as scoring
+    from tests.tournaments.reference import load_rows
+    from tournaments.standings import compute_standings, explain
+    from tournaments.standings_store import rank_stages, settings_for
+
+    tournament, game = table
+    scoring.record_hand(
+        game,
+        by=referee,
+        number=1,
+        ended="domino",
+        domino_by="A",
+        pips={"A": 0, "B": 5, "C": 9, "D": 20},
+    )
+    officiating.forfeit_seat(game, "A", "left the hall", organizer)
+    places = list(
+        MatchSeat.objects.filter(match__game=game)
+        .order_by("position")
+        .values_list("placement", flat=True)
+    )
+    assert places[0] == 4  # the leader by far, placed last
+    settings_ = settings_for(tournament)
+    reference = {
+        stage: compute_standings(entrants, games, settings_, byes=byes)
+        for stage, (entrants, games, byes) in load_rows(tournament).items()
+    }
+    stored = {
+        stage: explain(rows, settings_.order) for stage, rows in rank_stages(tournament)[0].items()
+    }
+    assert stored == reference
