@@ -403,6 +403,11 @@ class DisputePhoto(models.Model):
     def __str__(self) -> str:
         return self.image.name
 
+    def get_absolute_url(self) -> str:
+        from django.urls import reverse
+
+        return reverse("dispute-photo", args=[self.dispute.game_id, self.pk])
+
 
 class OfficialAct(models.Model):
     """One officiating act, for the event's audit list: who, when, what, why.

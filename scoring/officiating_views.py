@@ -5,7 +5,7 @@ deductions. Each action answers htmx with its own part (``_clock.html`` or
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
@@ -18,12 +18,12 @@ from domain.say import say
 from scoring import officiating, services
 from scoring.bounds import digits
 from scoring.forms import in_names
-from scoring.models import ScoreEvent
+from scoring.models import DisputePhoto, ScoreEvent
 from scoring.views import _scorable
 
 # The part each action belongs to, and whether only organizers take it.
 CLOCK_ACTIONS = {"clock_violation", "forced_pass", "penalty"}
-ACTIONS = CLOCK_ACTIONS | {"leader", "redeal", "dispute", "forfeit", "deduct"}
+ACTIONS = CLOCK_ACTIONS | {"leader", "redeal", "dispute", "void", "forfeit", "deduct"}
 MANAGER_ACTIONS = {"forfeit", "deduct"}
 
 
@@ -75,6 +75,12 @@ def _run(request, game, action: str) -> str:
             photos=request.FILES.getlist("photos"),
         )
         return gettext("Dispute opened: an organizer will settle it. Play goes on.")
+    if action == "void":
+        number = _number(post.get("hand", ""))
+        if number is None:
+            raise services.ScoringError(say("Say which hand to void."), "hand")
+        services.void_hand(game, number, by=request.user, reason=post.get("reason", ""))
+        return gettext("Hand {number} is void: its award no longer counts.").format(number=number)
     if action == "forfeit":
         officiating.forfeit_seat(game, seat, post.get("reason", ""), request.user)
         return gettext("{name} forfeits the game.").format(name=who)
@@ -117,4 +123,21 @@ def officiate(request, pk: int, action: str):
     )
     # The scoring panel listens for this to show the new totals and events.
     response["HX-Trigger"] = "capicu:officiated"
+    return response
+
+
+@login_required
+def dispute_photo(request, pk: int, photo_id: int):
+    """A dispute's photo, for those who may score or manage its game (never public)."""
+    game = _scorable(request, pk)
+    photo = DisputePhoto.objects.filter(pk=photo_id, dispute__game=game).first()
+    if photo is None:
+        raise Http404
+    try:
+        handle = photo.image.open("rb")
+    except OSError as missing:
+        raise Http404 from missing
+    response = FileResponse(handle, content_type=photo.content_type)
+    response["Cache-Control"] = "private, max-age=3600"
+    response["X-Content-Type-Options"] = "nosniff"
     return response

@@ -13,6 +13,11 @@ urlpatterns = [
     path("games/<int:pk>/score/undo/<int:event_id>/", views.undo_event, name="score-undo"),
     path("games/<int:pk>/score/hands/<int:number>/", views.correct, name="score-correct"),
     path(
+        "games/<int:pk>/disputes/photos/<int:photo_id>/",
+        officiating_views.dispute_photo,
+        name="dispute-photo",
+    ),
+    path(
         "games/<int:pk>/score/officiate/<slug:action>/",
         officiating_views.officiate,
         name="score-officiate",

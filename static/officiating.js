@@ -54,11 +54,40 @@
     tick();
   });
 
-  // After a violation, forced pass or penalty the clock part is new: stop the old count.
-  document.addEventListener("htmx:afterSwap", function (event) {
-    if (event.detail.target && event.detail.target.id === "clock" && timer) {
-      clearInterval(timer);
-      timer = null;
+  // After a violation, forced pass or penalty the clock part is new: stop the old count
+  // and keep the seat to play and the started clock where the referee left them.
+  var kept = null;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var select = seatSelect();
+    var start = document.getElementById("clock-start");
+    if (event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("#clock")) {
+      kept = {
+        seat: select ? select.value : "",
+        started: !!(start && start.hasAttribute("data-started"))
+      };
     }
   });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var target = event.detail.target;
+    if (!target || target.id !== "clock") return;
+    if (timer) { clearInterval(timer); timer = null; }
+    var box = clockBox();
+    if (!box || !kept) return;
+    var select = seatSelect();
+    if (select && kept.seat) select.value = kept.seat;
+    var start = document.getElementById("clock-start");
+    if (start && kept.started) {
+      start.setAttribute("data-started", "");
+      start.textContent = start.getAttribute("data-again");
+    }
+    kept = null;
+  });
+  // An officiating act changes the totals and the hand's events: the scoring panel
+  // shows them afresh (the server says so with the HX-Trigger "capicu:officiated").
+  document.addEventListener("capicu:officiated", refreshPanel);
+  function refreshPanel() {
+    var panel = document.getElementById("panel");
+    if (!panel || !window.htmx) return;
+    htmx.ajax("GET", window.location.pathname, {target: "#panel", select: "#panel", swap: "outerHTML"});
+  }
 })();

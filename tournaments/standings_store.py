@@ -241,7 +241,8 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
             match_id,
             number,
             tuple(
-                EntrantResult(seat[5], seat[4], *result)
+                # A game still being played has no forfeit: the first six fields count.
+                EntrantResult(seat[5], seat[4], *result[:6])
                 for seat, result in zip(seats, results, strict=True)
             ),
             finished=False,

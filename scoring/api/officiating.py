@@ -31,7 +31,8 @@ class DisputePhotoSerializer(serializers.Serializer):
     size = fields.WholeNumber()
 
     def get_url(self, photo) -> str:
-        return photo.image.url
+        """Where the photo is served, to the game's officials only."""
+        return photo.get_absolute_url()
 
 
 class DisputeSerializer(serializers.ModelSerializer):

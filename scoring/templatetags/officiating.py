@@ -31,6 +31,7 @@ def officiating_state(game: Game, user) -> dict:
         "question": gettext(officiating.LEADER_QUESTIONS[rule]) if rule and playing else "",
         "disputes": list(game.disputes.filter(status=Dispute.Status.OPEN).order_by("pk")),
         "hands": range(1, number + 1),
+        "recorded": range(1, number),
         "manages": allowed(user, "game.manage", game),
         "forfeits": [s.display_name for s in seats if s.name in game.forfeits],
     }

@@ -262,3 +262,79 @@ def test_standings_and_exports_mark_disputes_forfeits_and_disqualifications(
     a_name = Entrant.objects.get(pk=seat_a.entrant_id).name
     assert by_name[b_name][-3:] == ["yes", "yes", "no"]
     assert by_name[a_name][-3:] == ["yes", "no", "yes"]
+
+
+def test_dispute_photos_are_served_to_officials_only(
+    client, table, referee, organizer, settings, tmp_path
+):
+    from scoring import officiating
+
+    settings.MEDIA_ROOT = tmp_path
+    _, game = table
+    photo = SimpleUploadedFile("mesa.png", PNG, content_type="image/png")
+    dispute = officiating.open_dispute(game, by=referee, note="look", photos=[photo])
+    url = dispute.photos.get().get_absolute_url()
+    assert client.get(url).status_code == 302  # sign in first
+    client.force_login(UserFactory(username="stranger"))
+    assert client.get(url).status_code in (403, 404)
+    client.force_login(organizer)
+    answer = client.get(url)
+    assert answer.status_code == 200
+    assert answer["Content-Type"] == "image/png"
+    assert b"".join(answer.streaming_content) == PNG
+    assert client.get(url.replace(str(dispute.photos.get().pk), "999")).status_code == 404
+
+
+def test_a_hand_is_voided_from_the_phone_with_a_reason(client, table, referee):
+    from scoring import services as scoring
+
+    _, game = table
+    scoring.record_hand(
+        game, by=referee, number=1, ended="block", pips={"A": 8, "B": 15, "C": 22, "D": 12}
+    )
+    client.force_login(referee)
+    assert "Void a hand" in client.get(f"/games/{game.pk}/score/").content.decode()
+    refused = officiate(client, game, "void", hand="1", reason="").content.decode()
+    assert "error-box" in refused
+    done = officiate(client, game, "void", hand="1", reason="misdeal").content.decode()
+    assert "Hand 1 is void" in done
+    game.refresh_from_db()
+    assert all(total == 0 for total in game.totals.values())
+    act = OfficialAct.objects.get(game=game, kind="voided")
+    assert (act.actor, act.reason) == (referee, "misdeal")
+
+
+def test_a_forfeit_ranks_the_same_from_the_seats_and_from_the_games(table, organizer, referee):
+    """The recompute sums the seats' results; the reference reads the games: a forfeit
+    (placed last at a table where the forfeiting seat led) agrees in both."""
+    from scoring import officiating
+    from scoring import services as scoring
+    from tests.tournaments.reference import load_rows
+    from tournaments.standings import compute_standings, explain
+    from tournaments.standings_store import rank_stages, settings_for
+
+    tournament, game = table
+    scoring.record_hand(
+        game,
+        by=referee,
+        number=1,
+        ended="domino",
+        domino_by="A",
+        pips={"A": 0, "B": 5, "C": 9, "D": 20},
+    )
+    officiating.forfeit_seat(game, "A", "left the hall", organizer)
+    places = list(
+        MatchSeat.objects.filter(match__game=game)
+        .order_by("position")
+        .values_list("placement", flat=True)
+    )
+    assert places[0] == 4  # the leader by far, placed last
+    settings_ = settings_for(tournament)
+    reference = {
+        stage: compute_standings(entrants, games, settings_, byes=byes)
+        for stage, (entrants, games, byes) in load_rows(tournament).items()
+    }
+    stored = {
+        stage: explain(rows, settings_.order) for stage, rows in rank_stages(tournament)[0].items()
+    }
+    assert stored == reference
