@@ -165,6 +165,15 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Uploaded files (dispute photos): on disk under MEDIA_ROOT by default. They are served
+# only through capicu's own views, to those who may see the dispute, never as public media.
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "media")
+MEDIA_URL = "media/"
+# The STORAGES alias dispute photos are kept in ("default": files under MEDIA_ROOT); add
+# another alias to STORAGES (S3 and the like) and name it here to keep them elsewhere.
+DISPUTE_PHOTO_STORAGE = os.environ.get("DISPUTE_PHOTO_STORAGE", "default")
+DISPUTE_PHOTO_MAX_BYTES = int(os.environ.get("DISPUTE_PHOTO_MAX_BYTES", str(5 * 1024 * 1024)))
+
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

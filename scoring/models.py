@@ -66,6 +66,12 @@ class Game(models.Model):
     next_leader = models.CharField(
         max_length=1, blank=True, help_text="The seat that leads the next hand, where known."
     )
+    forfeits = models.CharField(
+        max_length=6,
+        blank=True,
+        help_text="Seats that forfeited the game, in order (RULES.md, Officiating): a "
+        "forfeit ends the game and places the forfeiting side last.",
+    )
     revision = models.PositiveIntegerField(
         default=0, help_text="Bumped by every change; pollers compare it."
     )
@@ -133,6 +139,13 @@ class Game(models.Model):
 
     def total_of(self, side_name: str) -> int:
         return self.totals.get(side_name, 0)
+
+    @property
+    def forfeited_sides(self) -> frozenset[str]:
+        """The side names holding a seat that forfeited the game."""
+        return frozenset(
+            name for name in self.totals if any(seat in self.forfeits for seat in name.split("+"))
+        )
 
 
 class Side(models.Model):
@@ -270,8 +283,16 @@ class ScoreEvent(models.Model):
         related_name="+",
         help_text="For a steal, the matching loss of the previous player.",
     )
+    violation = models.BooleanField(
+        default=False,
+        help_text="A clock violation: the server decides whether it is the seat's forced "
+        "pass or a penalty (RULES.md, Officiating).",
+    )
     active = models.BooleanField(default=True, help_text="False once undone or replaced.")
     removed_reason = models.CharField(max_length=300, blank=True)
+    removed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -317,3 +338,121 @@ class ScoreEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.points:+d} ({self.seat_id})"
+
+
+def dispute_storage():
+    """Where dispute photos are kept: the storage named by ``DISPUTE_PHOTO_STORAGE``
+    (an alias of ``STORAGES``; the default one, files under MEDIA_ROOT, unless set)."""
+    from django.core.files.storage import storages
+
+    return storages[getattr(settings, "DISPUTE_PHOTO_STORAGE", "default")]
+
+
+class Dispute(models.Model):
+    """A question about a hand or a whole game, raised at the table, settled by an
+    organizer; it changes nothing by itself (RULES.md, Officiating)."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("Open")
+        UPHELD = "upheld", _("Upheld")
+        DISMISSED = "dismissed", _("Dismissed")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="disputes")
+    hand_number = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The hand in question; empty for the whole game."
+    )
+    note = models.CharField(max_length=1000)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    opened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    opened_at = models.DateTimeField(auto_now_add=True)
+    resolution = models.CharField(max_length=500, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "pk"]
+        indexes = [models.Index(fields=["game", "status"])]
+        constraints = [
+            models.CheckConstraint(condition=~Q(note=""), name="dispute_has_note"),
+            models.CheckConstraint(
+                condition=Q(status="open", resolved_at__isnull=True)
+                | (~Q(status="open") & ~Q(resolution="") & Q(resolved_at__isnull=False)),
+                name="dispute_resolution_has_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Dispute {self.pk} on game {self.game_id}"
+
+
+class DisputePhoto(models.Model):
+    """A photo sent with a dispute, checked to be an image when it was uploaded."""
+
+    dispute = models.ForeignKey(Dispute, on_delete=models.CASCADE, related_name="photos")
+    image = models.FileField(upload_to="disputes/%Y/%m/", storage=dispute_storage)
+    content_type = models.CharField(max_length=40)
+    size = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["dispute", "pk"]
+
+    def __str__(self) -> str:
+        return self.image.name
+
+    def get_absolute_url(self) -> str:
+        from django.urls import reverse
+
+        return reverse("dispute-photo", args=[self.dispute.game_id, self.pk])
+
+
+class OfficialAct(models.Model):
+    """One officiating act, for the event's audit list: who, when, what, why.
+
+    A game's acts name the game; an act on an entrant (a disqualification) names the
+    holder of the event in ``scope`` ("tournament:12") and the entrant in ``subject``,
+    so that scoring need not know what a tournament is.
+    """
+
+    class Kind(models.TextChoices):
+        CLOCK_VIOLATION = "clock_violation", _("Clock violation")
+        FORCED_PASS = "forced_pass", _("Forced pass")
+        PENALTY = "penalty", _("Penalty")
+        DEDUCTION = "deduction", _("Point deduction")
+        DISPUTE_OPENED = "dispute_opened", _("Dispute opened")
+        DISPUTE_UPHELD = "dispute_upheld", _("Dispute upheld")
+        DISPUTE_DISMISSED = "dispute_dismissed", _("Dispute dismissed")
+        FORFEIT = "forfeit", _("Game forfeited")
+        DISQUALIFIED = "disqualified", _("Disqualified")
+        REOPENED = "reopened", _("Game reopened")
+        UNDONE = "undone", _("Event undone")
+        VOIDED = "voided", _("Hand voided")
+        REDEAL = "redeal", _("Re-deal")
+
+    game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.CASCADE, related_name="official_acts"
+    )
+    scope = models.CharField(max_length=40, blank=True, db_index=True)
+    subject = models.CharField(max_length=250, blank=True, help_text="Seat or entrant named.")
+    hand_number = models.PositiveIntegerField(null=True, blank=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    reason = models.CharField(max_length=500, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(game__isnull=False) | ~Q(scope=""), name="act_names_game_or_scope"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} ({self.game_id or self.scope})"

@@ -39,7 +39,11 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "first_leader": ("double_six", "highest_double", "highest_double_then_tile", "drawn"),
     "next_leader": ("previous_winner", "rotate", "highest_double"),
     "win_check": ("end_of_hand", "immediate"),
+    "clock_escalation": ("forced_pass_then_penalty",),
 }
+
+# Seconds a play clock may be set to (RULES.md, Officiating).
+PLAY_CLOCK_RANGE = (5, 600)
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,10 @@ class RuleSet:
     play_on_tie_at_target: bool = True
     win_check: str = "end_of_hand"
     penalty_points: int = 10
+    # RULES.md, Officiating: seconds per play (None: no clock) and what a clock
+    # violation costs (the first a forced pass, each later one penalty_points).
+    play_clock_seconds: int | None = None
+    clock_escalation: str = "forced_pass_then_penalty"
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -146,6 +154,17 @@ def _validate(rules: RuleSet) -> None:
                 ),
                 name,
             )
+    if rules.play_clock_seconds is not None and not within(
+        rules.play_clock_seconds, PLAY_CLOCK_RANGE
+    ):
+        raise ScoringError(
+            say(
+                "play_clock_seconds is empty (no clock) or a whole number from {low} to {high}.",
+                low=PLAY_CLOCK_RANGE[0],
+                high=PLAY_CLOCK_RANGE[1],
+            ),
+            "play_clock_seconds",
+        )
     if rules.boxes not in (1, 2):
         raise ScoringError(say("A game uses one double-six set or two."), "boxes")
     if rules.teams == "partners" and rules.players != 4:
@@ -294,6 +313,8 @@ PRESETS: dict[str, Preset] = {
                 "block_tie": "split",
                 "first_leader": "highest_double_then_tile",
                 "next_leader": "highest_double",
+                # "30 seconds per play"; a forced pass first, point penalties after.
+                "play_clock_seconds": 30,
             },
             source="seed 001",
         ),
@@ -433,4 +454,13 @@ def get_ruleset(key: str, *, players: int | None = None, overrides: dict | None 
     return replace(rules, **changes)
 
 
-__all__ = ["CHOICES", "PRESETS", "Preset", "RuleSet", "ScoringError", "Tile", "get_ruleset"]
+__all__ = [
+    "CHOICES",
+    "PLAY_CLOCK_RANGE",
+    "PRESETS",
+    "Preset",
+    "RuleSet",
+    "ScoringError",
+    "Tile",
+    "get_ruleset",
+]

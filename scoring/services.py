@@ -17,6 +17,7 @@ from accounts.permissions import require
 from domain.errors import Conflict
 from domain.say import say
 from scoring import engine, statements
+from scoring.audit import record_act
 from scoring.bounds import (
     MAX_PLAY_POINTS,
     MOST_PLAY_POINTS,
@@ -26,7 +27,7 @@ from scoring.bounds import (
     within,
 )
 from scoring.engine import ScoringError
-from scoring.models import SEAT_NAMES, Game, Hand, ScoreEvent, Seat, Side
+from scoring.models import SEAT_NAMES, Game, Hand, OfficialAct, ScoreEvent, Seat, Side
 from scoring.rulesets import RuleSet, get_ruleset
 from scoring.signals import game_changed, game_saved
 
@@ -415,7 +416,18 @@ def _pips_of(result: engine.HandResult, pips: dict | None, tiles: dict | None) -
 
 def _decide(game: Game, ruleset: RuleSet, totals: dict[str, int] | None = None) -> None:
     """Set the game's status and winner from its totals, or from ``totals`` where only
-    some of them count (RULES.md, winning)."""
+    some of them count (RULES.md, winning). A forfeit ends the game whatever the totals:
+    the leader of the sides that did not forfeit wins (RULES.md, Officiating)."""
+    if game.forfeits:
+        others = {
+            name: total for name, total in game.totals.items() if name not in game.forfeited_sides
+        }
+        top = max(others.values(), default=None)
+        leaders = [name for name, total in others.items() if total == top]
+        game.status = Game.Status.FINISHED
+        game.winner = leaders[0] if len(leaders) == 1 else ""
+        game.finished_at = game.finished_at or timezone.now()
+        return
     outcome = engine.decide_game(ruleset, game.totals if totals is None else totals)
     if outcome.finished:
         game.status = Game.Status.FINISHED
@@ -656,10 +668,11 @@ def void_hand(game: Game | int, hand_number: int, *, by, reason: str) -> HandOut
             winners=[],
         )
         ScoreEvent.objects.filter(game=game, hand_number=hand_number, active=True).update(
-            active=False, removed_reason=f"hand voided: {reason}"[:300]
+            active=False, removed_reason=f"hand voided: {reason}"[:300], removed_by=_user(by)
         )
         game.last_hand_at = hand.recorded_at
         _recompute(game, ruleset)
+        record_act(OfficialAct.Kind.VOIDED, by=by, game=game, hand=hand_number, reason=reason)
         _changed(game, "hand_voided")
     return HandOutcome(hand=hand, game=game, next_leader=game.next_leader or None)
 
@@ -753,15 +766,20 @@ def add_score_event(
     note: str = "",
     double: bool = False,
     from_seat: str | None = None,
+    sanction: bool = False,
 ) -> list[ScoreEvent]:
-    """Record in-play points, a steal, a penalty or a forced pass during hand ``hand``.
+    """Record in-play points, a steal, a penalty, a forced pass or a clock violation
+    during hand ``hand``.
 
     A steal takes from ``from_seat``, the last player who played a tile, or from the
-    previous seat when the referee does not name one.
+    previous seat when the referee does not name one. A clock violation is decided here
+    (RULES.md, Officiating): the seat's first in the game is a forced pass, each later
+    one a penalty of the rule set's ``penalty_points``.
     """
     with transaction.atomic():
         game = _lock(game)
-        require(by, "game.score", game)
+        # A sanction is an organizer's; any other event the table's.
+        require(by, "game.manage" if sanction else "game.score", game)
         _require_playable(game)
         if hand != game.hand_count + 1:
             raise GameConflict(
@@ -819,8 +837,39 @@ def add_score_event(
             if points:
                 raise ScoringError(say("A forced pass carries no points."), "points")
             events = [ScoreEvent(seat=actor, side=actor.side, kind=kind, points=0, **common)]
+        elif kind == CLOCK_VIOLATION:
+            if points:
+                raise ScoringError(
+                    say("The server decides what a clock violation costs: send no points."),
+                    "points",
+                )
+            earlier = ScoreEvent.objects.filter(
+                game=game, seat=actor, violation=True, active=True
+            ).count()
+            if earlier and not ruleset.penalty_points:
+                raise ScoringError(
+                    say(
+                        "This rule set names no penalty amount: record this violation as a "
+                        "penalty with its points."
+                    ),
+                    "kind",
+                )
+            became, deduction = _violation_outcome(ruleset, earlier)
+            events = [
+                ScoreEvent(
+                    seat=actor,
+                    side=actor.side,
+                    kind=became,
+                    points=deduction,
+                    violation=True,
+                    **common,
+                )
+            ]
         else:
-            raise ScoringError(say("Kind must be in_play, steal, penalty or forced_pass."), "kind")
+            raise ScoringError(
+                say("Kind must be in_play, steal, penalty, forced_pass or clock_violation."),
+                "kind",
+            )
         if game.status == Game.Status.SCHEDULED:
             _start(game, ruleset)
         created = ScoreEvent.objects.bulk_create(events)
@@ -834,8 +883,51 @@ def add_score_event(
         if ruleset.win_check == "immediate":
             _decide(game, ruleset)
         statements.save_game(game, ["totals", "tallies", "status", "winner", "finished_at"])
+        if kind in OFFICIATED_KINDS:
+            record_act(
+                OfficialAct.Kind.CLOCK_VIOLATION
+                if kind == CLOCK_VIOLATION
+                else OfficialAct.Kind.DEDUCTION
+                if sanction
+                else kind,
+                by=by,
+                game=game,
+                subject=actor.display_name,
+                hand=hand,
+                reason=note,
+                seat=actor.name,
+                became=created[0].kind,
+                points=created[0].points,
+                event=created[0].pk,
+            )
         _changed(game, "event_added")
     return created
+
+
+CLOCK_VIOLATION = "clock_violation"
+OFFICIATED_KINDS = frozenset(
+    {ScoreEvent.Kind.PENALTY, ScoreEvent.Kind.FORCED_PASS, CLOCK_VIOLATION}
+)
+
+
+def _violation_outcome(ruleset: RuleSet, earlier: int) -> tuple[str, int]:
+    """What a seat's clock violation becomes after ``earlier`` standing ones in the game:
+    (kind, points)."""
+    if earlier == 0:
+        return ScoreEvent.Kind.FORCED_PASS, 0
+    return ScoreEvent.Kind.PENALTY, -ruleset.penalty_points
+
+
+def _redecide_violations(game: Game, ruleset: RuleSet, seat_id: int) -> None:
+    """Decide a seat's standing clock violations again, in order, after one was undone:
+    the first is the forced pass, every later one a penalty."""
+    standing = ScoreEvent.objects.filter(
+        game=game, seat_id=seat_id, violation=True, active=True
+    ).order_by("pk")
+    for index, event in enumerate(standing):
+        kind, points = _violation_outcome(ruleset, index)
+        if (event.kind, event.points) != (kind, points):
+            ScoreEvent.objects.filter(pk=event.pk).update(kind=kind, points=points)
 
 
 def undo_event(game: Game | int, event_id: int, *, by, reason: str = "undone") -> ScoreEvent:
@@ -855,9 +947,24 @@ def undo_event(game: Game | int, event_id: int, *, by, reason: str = "undone") -
         ruleset = _ruleset_of(game)
         ids = [event.pk] + ([event.pair_id] if event.pair_id else [])
         ScoreEvent.objects.filter(pk__in=ids).update(
-            active=False, removed_reason=(reason or "undone")[:300]
+            active=False, removed_reason=(reason or "undone")[:300], removed_by=_user(by)
         )
+        if event.violation:
+            _redecide_violations(game, ruleset, event.seat_id)
         _recompute(game, ruleset)
+        record_act(
+            OfficialAct.Kind.UNDONE,
+            by=by,
+            game=game,
+            subject=event.seat.display_name,
+            hand=event.hand_number,
+            reason=reason or "undone",
+            seat=event.seat.name,
+            event=event.pk,
+            undone_kind=event.kind,
+            points=event.points,
+            violation=event.violation,
+        )
         _changed(game, "event_undone")
     event.refresh_from_db()
     return event
@@ -879,7 +986,9 @@ def reopen_game(game: Game | int, *, by, reason: str) -> Game:
         game.status = Game.Status.IN_PROGRESS
         game.winner = ""
         game.finished_at = None
-        statements.save_game(game, ["status", "winner", "finished_at"])
+        forfeits, game.forfeits = game.forfeits, ""  # reopened, a forfeit is taken back too
+        statements.save_game(game, ["status", "winner", "finished_at", "forfeits"])
+        record_act(OfficialAct.Kind.REOPENED, by=by, game=game, reason=reason, forfeits=forfeits)
         _changed(game, "game_reopened")
     return game
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import views
+from scoring import officiating_views, views
 
 urlpatterns = [
     path("games/<int:pk>/", views.game_page, name="game-page"),
@@ -14,4 +14,14 @@ urlpatterns = [
     path("games/<int:pk>/score/undo/<int:event_id>/", views.undo_event, name="score-undo"),
     path("games/<int:pk>/score/hands/<int:number>/", views.correct, name="score-correct"),
     path("games/<int:pk>/score/hands/<int:number>/void/", views.void, name="score-void"),
+    path(
+        "games/<int:pk>/disputes/photos/<int:photo_id>/",
+        officiating_views.dispute_photo,
+        name="dispute-photo",
+    ),
+    path(
+        "games/<int:pk>/score/officiate/<slug:action>/",
+        officiating_views.officiate,
+        name="score-officiate",
+    ),
 ]

@@ -142,4 +142,11 @@ def describe(rules: RuleSet, _: Translate = _same) -> list[str]:
     elif rules.play_on_tie_at_target:
         lines.append(_("A tie at or past the target plays another hand."))
     lines.append(_("A penalty costs {points} points.").format(points=rules.penalty_points))
+    if rules.play_clock_seconds:
+        lines.append(
+            _(
+                "Each play has {seconds} seconds: a player's first clock violation in a game "
+                "is a forced pass, each later one a penalty."
+            ).format(seconds=rules.play_clock_seconds)
+        )
     return lines

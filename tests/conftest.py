@@ -98,6 +98,12 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture(autouse=True)
+def _media_in_a_temporary_folder(settings, tmp_path_factory):
+    """Uploaded files (dispute photos) go to a temporary folder, never the project's."""
+    settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+
+
+@pytest.fixture(autouse=True)
 def tasks_in_process(request):
     """Run Celery tasks in-process except in tests that exercise the real broker."""
     from config.celery import app

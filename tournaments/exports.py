@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from django.db.models import Prefetch
 
 from scoring.models import Hand, ScoreEvent, Seat
-from tournaments.models import Match, Round, Tournament
-from tournaments.selectors import standing_lines
-from tournaments.standings import METRICS, metric_text
+from tournaments.models import Match, MatchSeat, Round, Tournament
+from tournaments.selectors import side_names, standing_lines
+from tournaments.standings import MARKS, METRICS, metric_text
 
 STANDINGS_COLUMNS = [
     "tournament",
@@ -29,6 +29,9 @@ STANDINGS_COLUMNS = [
     "games_played",
     *METRICS,  # every metric of the registry, "seed" among them
     "reason",
+    "disputed",
+    "forfeit",
+    "disqualified",
 ]
 
 # A spreadsheet reads a cell starting with one of these as a formula (or, for tab and
@@ -58,6 +61,8 @@ RESULTS_COLUMNS = [
     "in_play",
     "penalties",
     "total",
+    "forfeit",
+    "did_not_play",
 ]
 
 
@@ -76,22 +81,26 @@ def standings_rows(tournament: Tournament) -> Iterator[list[str]]:
             str(row.games_played),
             *(metric_text(row.metrics.get(key), 4) for key in METRICS),
             text(row.reason),
+            *("yes" if mark in row.marks else "no" for mark in MARKS),
         ]
 
 
 def results_rows(tournament: Tournament) -> Iterator[list[str]]:
     """One row per current hand per side, with the side's running total after it."""
     yield RESULTS_COLUMNS
-    matches = list(
+    every = list(
         Match.objects.filter(round__stage__tournament=tournament, bye=False)
-        .exclude(game=None)
         .exclude(round__status=Round.Status.DRAFT)
         .select_related("round__stage", "game")
         .prefetch_related(
             Prefetch("game__seats", queryset=Seat.objects.order_by("position")),
+            Prefetch(
+                "seats", queryset=MatchSeat.objects.select_related("entrant").order_by("position")
+            ),
         )
         .order_by("round__stage__order", "round__number", "table_number")
     )
+    matches = [m for m in every if m.game_id]
     game_ids = [m.game_id for m in matches]
     hands = defaultdict(list)
     for hand in Hand.objects.filter(
@@ -107,11 +116,23 @@ def results_rows(tournament: Tournament) -> Iterator[list[str]]:
         kind = "penalty" if event.kind == ScoreEvent.Kind.PENALTY else "in_play"
         points[(event.game_id, event.hand_number, event.side.name, kind)] += event.points
     tournament_name = text(tournament.name)
-    for match in matches:
+    names = side_names(tournament)
+    for match in every:
         game = match.game
         stage_name = text(match.round.stage.name)
+        missed = _did_not_play(match, names)
+        where = [tournament_name, stage_name, str(match.round.number), str(match.table_number)]
+        if game is None:
+            # A bracket's walkover has no game: a row per entrant says who did not come.
+            for seat in match.seats.all():
+                side = names[seat.position]
+                nothing = [""] * 5  # pips, award, in play, penalties, total: nothing played
+                walkover = [*where, "", "", "", "walkover", "", side, text(seat.entrant.name)]
+                gave_up = "yes" if side in missed else "no"
+                yield [*walkover, *nothing, gave_up, missed.get(side, "")]
+            continue
         seats = {seat.name: seat.display_name for seat in game.seats.all()}
-        sides = sorted(game.totals)
+        sides = sorted(game.totals) or names
         running = dict.fromkeys(sides, 0)
         for hand in hands[game.pk]:
             for side in sides:
@@ -137,7 +158,39 @@ def results_rows(tournament: Tournament) -> Iterator[list[str]]:
                     str(in_play),
                     str(penalties),
                     str(running[side]),
+                    "yes" if side in game.forfeited_sides else "no",
+                    missed.get(side, ""),
                 ]
+        if game.forfeited_sides:
+            # The game ended as a forfeit: a row per side after its hands says so.
+            for side in sides:
+                members = side.split("+")
+                yield [
+                    *where,
+                    str(game.pk),
+                    "",
+                    "",
+                    "forfeit",
+                    "",
+                    side,
+                    text(" & ".join(seats.get(seat, seat) for seat in members)),
+                    "",
+                    "0",
+                    "0",
+                    "0",
+                    str(running[side]),
+                    "yes" if side in game.forfeited_sides else "no",
+                    missed.get(side, ""),
+                ]
+
+
+def _did_not_play(match: Match, names: list[str]) -> dict[str, str]:
+    """Side name → why its entrant did not play, for the seats recorded so at the table."""
+    return {
+        names[seat.position]: seat.did_not_play
+        for seat in match.seats.all()
+        if seat.did_not_play and seat.position < len(names)
+    }
 
 
 class _Echo:

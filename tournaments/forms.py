@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 from scoring import wording
 from scoring.bounds import PENALTY_RANGE, TARGET_RANGE
-from scoring.rulesets import CHOICES, PRESETS, get_ruleset
+from scoring.rulesets import CHOICES, PLAY_CLOCK_RANGE, PRESETS, get_ruleset
 from tournaments.bounds import ROUNDS_RANGE
 from tournaments.models import Stage
 from tournaments.standings import METRICS
@@ -37,6 +37,17 @@ def preset_lines() -> list[dict]:
     ]
 
 
+# The rule-set fields the new-tournament form lets an organizer change.
+RULE_FIELDS = (
+    "target",
+    "in_play_scoring",
+    "rounding",
+    "block_tie",
+    "penalty_points",
+    "play_clock_seconds",
+)
+
+
 class TournamentForm(forms.Form):
     """A new tournament: the preset's values filled in, changed where the event differs."""
 
@@ -50,6 +61,13 @@ class TournamentForm(forms.Form):
     block_tie = forms.ChoiceField(label=_("A tied block"))
     penalty_points = forms.IntegerField(
         label=_("Points a penalty costs"), min_value=PENALTY_RANGE[0], max_value=PENALTY_RANGE[1]
+    )
+    play_clock_seconds = forms.IntegerField(
+        label=_("Seconds per play (play clock)"),
+        required=False,
+        min_value=PLAY_CLOCK_RANGE[0],
+        max_value=PLAY_CLOCK_RANGE[1],
+        help_text=_("Blank: no play clock."),
     )
     public = forms.BooleanField(
         label=_("Public: anyone can follow it"), required=False, initial=True
@@ -72,7 +90,7 @@ class TournamentForm(forms.Form):
         self.fields["block_tie"].choices = [
             (c, _READABLE["block_tie"][c]) for c in CHOICES["block_tie"]
         ]
-        for field in ("target", "in_play_scoring", "rounding", "block_tie", "penalty_points"):
+        for field in RULE_FIELDS:
             self.fields[field].initial = getattr(self.rules, field)
         self.fields["table_size"].initial = self.preset.default_players
         metrics = [("", "—")] + [(key, _(metric.label)) for key, metric in METRICS.items()]
@@ -101,7 +119,7 @@ class TournamentForm(forms.Form):
         """Only what differs from the preset (at the chosen table size)."""
         rules = get_ruleset(self.preset.key, players=self.cleaned_data["table_size"])
         changed = {}
-        for field in ("target", "in_play_scoring", "rounding", "block_tie", "penalty_points"):
+        for field in RULE_FIELDS:
             if self.cleaned_data[field] != getattr(rules, field):
                 changed[field] = self.cleaned_data[field]
         return changed

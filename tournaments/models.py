@@ -195,6 +195,10 @@ class Entrant(models.Model):
     checked_in = models.BooleanField(default=False)
     withdrawn = models.BooleanField(default=False)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
+    disqualified_at = models.DateTimeField(
+        null=True, blank=True, help_text="Set with the withdrawal when organizers disqualify."
+    )
+    disqualified_reason = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -214,6 +218,11 @@ class Entrant(models.Model):
             models.CheckConstraint(
                 condition=Q(withdrawn=False) | Q(withdrawn_at__isnull=False),
                 name="entrant_withdrawal_dated",
+            ),
+            models.CheckConstraint(
+                condition=Q(disqualified_at__isnull=True)
+                | (Q(withdrawn=True) & ~Q(disqualified_reason="")),
+                name="entrant_disqualification_withdraws_with_reason",
             ),
         ]
 
@@ -243,12 +252,23 @@ class Stage(models.Model):
     settings = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     entrants = models.ManyToManyField(Entrant, blank=True, related_name="stages")
+    check_in_required = models.BooleanField(
+        default=False, help_text="Only checked-in entrants are seated when a round is paired."
+    )
+    check_in_opens = models.DateTimeField(null=True, blank=True)
+    check_in_closes = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["tournament", "order"]
         constraints = [
             models.UniqueConstraint(fields=["tournament", "order"], name="stage_order_unique"),
+            models.CheckConstraint(
+                condition=Q(check_in_opens__isnull=True)
+                | Q(check_in_closes__isnull=True)
+                | Q(check_in_opens__lt=models.F("check_in_closes")),
+                name="stage_check_in_window_ordered",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -324,6 +344,12 @@ class Match(models.Model):
 class MatchSeat(models.Model):
     """An entrant's seat at a match, in the order of play."""
 
+    class DidNotPlay(models.TextChoices):
+        NO_SHOW = "no_show", _("No-show")
+        WITHDRAWN = "withdrawn", _("Withdrawn")
+        DISQUALIFIED = "disqualified", _("Disqualified")
+        OTHER = "other", _("Other")
+
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
     round = models.ForeignKey(
         Round, on_delete=models.CASCADE, related_name="+", help_text="The match's round."
@@ -350,6 +376,14 @@ class MatchSeat(models.Model):
     last_hand_at = models.DateTimeField(
         null=True, blank=True, help_text="When the finished game's last hand was recorded."
     )
+    forfeit = models.BooleanField(
+        null=True, blank=True, help_text="This seat's side forfeited the finished game."
+    )
+    # Set when the seat did not play: its game ended as a forfeit, or (in a bracket) the
+    # table was a walkover and has no game.
+    did_not_play = models.CharField(
+        max_length=12, choices=DidNotPlay.choices, blank=True, help_text="Why it did not play."
+    )
 
     RESULT_FIELDS = (
         "total",
@@ -361,6 +395,7 @@ class MatchSeat(models.Model):
         "dominoes",
         "penalties",
         "last_hand_at",
+        "forfeit",
     )
 
     class Meta:
@@ -395,6 +430,10 @@ class MatchSeat(models.Model):
                     penalties__isnull=False,
                 ),
                 name="match_seat_result_whole",
+            ),
+            models.CheckConstraint(
+                condition=Q(did_not_play__in=["", "no_show", "withdrawn", "disqualified", "other"]),
+                name="match_seat_did_not_play_known",
             ),
         ]
 

@@ -262,7 +262,8 @@ def _do_add_entrant(request, tournament):
 def _do_check_in(request, tournament):
     entrant = _entrant(tournament, request.POST.get("entrant"))
     present = request.POST.get("present") != "0"
-    services.check_in(entrant, by=request.user, checked_in=present)
+    override = request.POST.get("override") == "1"
+    services.check_in(entrant, by=request.user, checked_in=present, override=override)
     return (gettext("{name} checked in.") if present else gettext("{name} marked absent.")).format(
         name=entrant.name
     )

@@ -8,7 +8,9 @@ from tournaments.models import Match
 
 # While a game is being played its seats carry no result, and recording a hand or
 # in-play points cannot change that unless the game finishes.
-PLAYING_CHANGES = frozenset({"hand_recorded", "event_added", "created", "referee_added"})
+PLAYING_CHANGES = frozenset(
+    {"hand_recorded", "event_added", "created", "referee_added", "leader_set", "redeal"}
+)
 
 
 @receiver(game_saved, dispatch_uid="tournaments.game_saved")

@@ -100,6 +100,7 @@ class StandingLine:
     games_played: int
     metrics: dict
     reason_data: dict | None = None
+    marks: str = ""
     position: int = 0
     stage: Stage | None = None
     entrant: Entrant | None = None
@@ -154,6 +155,16 @@ def standing_lines(
         for line in lines:
             line.entrant = entrants.get(line.entrant_id)
     return lines, total
+
+
+def did_not_play_text(seat: MatchSeat) -> str:
+    """The mark of a seat that did not play, in the page's words: "forfeit (no-show)", or
+    "forfeit" for a side that forfeited its game with no reason kept at the table; empty
+    for a seat that played."""
+    if seat.did_not_play:
+        reason = str(seat.get_did_not_play_display()).lower()
+        return gettext("forfeit ({reason})").format(reason=reason)
+    return gettext("forfeit") if seat.forfeit else ""
 
 
 def standings_mark(tournament: Tournament, stage: Stage | None) -> StandingsMark:
@@ -260,7 +271,10 @@ def _matches(queryset, tournament: Tournament) -> list[TableView]:
                 {
                     "entrant": seat.entrant,
                     "total": game.total_of(side) if game and side else None,
-                    "winner": bool(game and side and game.winner == side),
+                    # A bracket's walkover has no game: whoever came goes through.
+                    "winner": bool(game and side and game.winner == side)
+                    or (not game and not match.bye and match.slot != "" and not seat.did_not_play),
+                    "did_not_play": did_not_play_text(seat),
                 }
             )
         tables.append(table)

@@ -118,6 +118,8 @@ class StandingRow(NamedTuple):
     # are level on every tiebreaker, else the deciding metric, the two values and the
     # metrics they were tied on.
     reason_data: dict | None = None
+    # Officiating marks on the line (RULES.md, Officiating), one letter each: see MARKS.
+    marks: str = ""
 
     @property
     def reason(self) -> str:
@@ -258,6 +260,12 @@ class SideResult(NamedTuple):
     hands_won: int
     dominoes: int
     penalties: int
+    forfeit: bool = False
+
+
+# The officiating marks a standings line may carry: a result still under dispute, a game
+# forfeited, the entrant disqualified.
+MARKS = {"d": "disputed", "f": "forfeit", "q": "disqualified"}
 
 
 def placements(totals: Sequence[int]) -> list[int]:
@@ -266,22 +274,37 @@ def placements(totals: Sequence[int]) -> list[int]:
     return [ordered.index(total) + 1 for total in totals]
 
 
-def side_results(totals: Mapping[str, int], tallies: Mapping, winner: str) -> list[SideResult]:
+def side_results(
+    totals: Mapping[str, int],
+    tallies: Mapping,
+    winner: str,
+    forfeited: AbstractSet[str] = frozenset(),
+) -> list[SideResult]:
     """A game's result per side, in side order: side i is the i-th of the side names in
-    order ("A" … or "A+C", "B+D"), and the entrant in match position i holds side i."""
+    order ("A" … or "A+C", "B+D"), and the entrant in match position i holds side i.
+
+    A side in ``forfeited`` is placed after every other whatever its total (RULES.md,
+    Officiating); the others keep their order by total."""
     names = sorted(totals)
-    scores = [totals[name] for name in names]
+    playing = [name for name in names if name not in forfeited]
+    gave_up = [name for name in names if name in forfeited]
+    place = dict(zip(playing, placements([totals[n] for n in playing]), strict=True))
+    place.update(
+        (name, len(playing) + p)
+        for name, p in zip(gave_up, placements([totals[n] for n in gave_up]), strict=True)
+    )
     results = []
-    for name, score, place in zip(names, scores, placements(scores), strict=True):
+    for name in names:
         tally = tallies.get(name) or TALLY_ZERO
         results.append(
             SideResult(
-                score,
-                place,
+                totals[name],
+                place[name],
                 winner == name,
                 tally["hands_won"],
                 tally["dominoes"],
                 tally["penalties"],
+                name in forfeited,
             )
         )
     return results

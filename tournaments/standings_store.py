@@ -10,7 +10,7 @@ are read as rows. Each stage's snapshot is written as one document.
 
 import gc
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from operator import itemgetter
@@ -21,7 +21,15 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from tournaments.models import MatchSeat, Stage, StandingsSnapshot, StandingsState, Tournament
+from scoring.models import Dispute
+from tournaments.models import (
+    Entrant,
+    MatchSeat,
+    Stage,
+    StandingsSnapshot,
+    StandingsState,
+    Tournament,
+)
 from tournaments.standings import (
     METRICS,
     SIXTHS,
@@ -233,7 +241,8 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
             match_id,
             number,
             tuple(
-                EntrantResult(seat[5], seat[4], *result)
+                # A game still being played has no forfeit: the first six fields count.
+                EntrantResult(seat[5], seat[4], *result[:6])
                 for seat, result in zip(seats, results, strict=True)
             ),
             finished=False,
@@ -304,10 +313,14 @@ def rank_stages(tournament: Tournament) -> tuple[dict[int, list[StandingRow]], d
 # --- the snapshot -------------------------------------------------------------------------
 
 
-def snapshot_document(rows: list[StandingRow], order: Sequence[str]) -> str:
-    """A stage's ranked rows as a snapshot document (see ``StandingsSnapshot``)."""
+def snapshot_document(
+    rows: list[StandingRow], order: Sequence[str], marks: Mapping[int, str] | None = None
+) -> str:
+    """A stage's ranked rows as a snapshot document (see ``StandingsSnapshot``); a line
+    with officiating marks (``standings.MARKS``) carries them as a seventh element."""
     keys = list(METRICS)
     metrics_of = itemgetter(*keys)
+    marks = marks or {}
     lines = [
         (
             row.entrant_id,
@@ -317,6 +330,7 @@ def snapshot_document(rows: list[StandingRow], order: Sequence[str]) -> str:
             row.games_played,
             metrics_of(row.metrics),
         )
+        + ((marks[row.entrant_id],) if marks.get(row.entrant_id) else ())
         for row in rows
     ]
     return orjson.dumps({"order": list(order), "metrics": keys, "lines": lines}).decode()
@@ -343,9 +357,15 @@ class SnapshotDocument:
         keys = self._metrics
         return [
             StandingRow(
-                rank, tied, entrant_id, withdrawn, games, dict(zip(keys, values, strict=True))
+                rank,
+                tied,
+                entrant_id,
+                withdrawn,
+                games,
+                dict(zip(keys, values, strict=True)),
+                marks=marks[0] if marks else "",
             )
-            for entrant_id, rank, tied, withdrawn, games, values in self._lines[start:stop]
+            for entrant_id, rank, tied, withdrawn, games, values, *marks in self._lines[start:stop]
         ]
 
 
@@ -382,6 +402,26 @@ def collector_paused():
         gc.enable()
 
 
+def officiating_marks(tournament_id: int) -> dict[int, str]:
+    """Per entrant, the officiating marks its standings line carries (three queries): "d"
+    a finished game of theirs under dispute, "f" a game forfeited, "q" disqualified."""
+    seats = MatchSeat.objects.filter(match__round__stage__tournament_id=tournament_id)
+    marks: dict[int, str] = defaultdict(str)
+    for entrant_id in (
+        seats.filter(match__game__disputes__status=Dispute.Status.OPEN, total__isnull=False)
+        .values_list("entrant_id", flat=True)
+        .distinct()
+    ):
+        marks[entrant_id] += "d"
+    for entrant_id in seats.filter(forfeit=True).values_list("entrant_id", flat=True).distinct():
+        marks[entrant_id] += "f"
+    for entrant_id in Entrant.objects.filter(
+        tournament_id=tournament_id, disqualified_at__isnull=False
+    ).values_list("pk", flat=True):
+        marks[entrant_id] += "q"
+    return dict(marks)
+
+
 def rebuild_standings(tournament_id: int) -> int:
     """Recompute every stage's standings and replace the snapshots that changed; returns
     lines computed.
@@ -395,8 +435,9 @@ def rebuild_standings(tournament_id: int) -> int:
     started = timezone.now()
     with collector_paused():
         ranked, last_hand = rank_stages(tournament)
+        marks = officiating_marks(tournament.pk)
         documents = {
-            stage_id: snapshot_document(rows, tournament.tiebreak_order)
+            stage_id: snapshot_document(rows, tournament.tiebreak_order, marks)
             for stage_id, rows in ranked.items()
         }
     with transaction.atomic():

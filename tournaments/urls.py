@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments import organizer_views, views
+from tournaments import eventday_views, officiating_views, organizer_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -17,7 +17,28 @@ urlpatterns = [
     path("organize/", organizer_views.my_tournaments, name="my-tournaments"),
     path("organize/new/", organizer_views.new_tournament, name="new-tournament"),
     path("t/<slug:slug>/manage/", organizer_views.manage, name="manage-tournament"),
+    path("t/<slug:slug>/manage/audit/", officiating_views.audit, name="manage-audit"),
+    path(
+        "t/<slug:slug>/manage/disputes/<int:pk>/resolve/",
+        officiating_views.resolve,
+        name="manage-dispute-resolve",
+    ),
+    path(
+        "t/<slug:slug>/manage/officiating/disqualify/",
+        officiating_views.disqualify,
+        name="manage-disqualify",
+    ),
     path("t/<slug:slug>/manage/<str:action>/", organizer_views.act, name="manage-action"),
+    path(
+        "t/<slug:slug>/manage/event-day/check-in/",
+        eventday_views.stage_check_in,
+        name="manage-check-in",
+    ),
+    path(
+        "t/<slug:slug>/manage/event-day/did-not-play/",
+        eventday_views.did_not_play,
+        name="manage-did-not-play",
+    ),
     path("t/<slug:slug>/rounds/<int:number>/cards/", views.table_cards, name="print-cards"),
     path("t/<slug:slug>/rounds/<int:number>/sheets/", views.blank_sheets, name="print-sheets"),
     path("t/<slug:slug>/export/<str:kind>.csv", views.export, name="tournament-export"),

@@ -349,7 +349,7 @@ def _round_tables(tournament: Tournament, number: int):
     round_ = next((r for r in rounds if r.number == number), None)
     if round_ is None:
         raise Http404("No such round.")
-    tables = [t for t in selectors.tables_of(round_, tournament) if not t.match.bye]
+    tables = [t for t in selectors.tables_of(round_, tournament) if t.match.game_id]
     return stage, round_, tables
 
 

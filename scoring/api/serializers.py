@@ -68,7 +68,18 @@ class EventSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ScoreEvent
-        fields = ["id", "hand", "seat", "side", "kind", "points", "note", "active", "created_at"]
+        fields = [
+            "id",
+            "hand",
+            "seat",
+            "side",
+            "kind",
+            "points",
+            "note",
+            "violation",
+            "active",
+            "created_at",
+        ]
 
 
 class HandSerializer(serializers.ModelSerializer):
@@ -139,6 +150,8 @@ class GameSerializer(GameSummarySerializer):
     next_leader = serializers.SerializerMethodField()
     hands = serializers.SerializerMethodField()
     events = serializers.SerializerMethodField()
+    forfeits = serializers.SerializerMethodField()
+    under_dispute = serializers.SerializerMethodField()
 
     class Meta(GameSummarySerializer.Meta):
         fields = [
@@ -147,12 +160,22 @@ class GameSerializer(GameSummarySerializer):
             "ruleset",
             "seats",
             "next_leader",
+            "forfeits",
+            "under_dispute",
             "hands",
             "events",
             "created_at",
             "started_at",
             "finished_at",
         ]
+
+    def get_forfeits(self, game: Game) -> list[str]:
+        """Seats that forfeited the game, in order."""
+        return list(game.forfeits)
+
+    def get_under_dispute(self, game: Game) -> bool:
+        """Whether a dispute about the game waits for an organizer."""
+        return game.disputes.filter(status="open").exists()
 
     def get_next_leader(self, game: Game) -> str | None:
         return game.next_leader or None
@@ -371,8 +394,11 @@ class VoidSerializer(serializers.Serializer):
 class EventInputSerializer(serializers.Serializer):
     hand = bounded(*HAND_NUMBERS)
     seat = fields.Text(max_length=1)
+    # A clock violation is stored as what the server decides it is: the seat's first in
+    # the game a forced pass, each later one a penalty (RULES.md, Officiating).
     kind = serializers.ChoiceField(
         choices=[k for k in ScoreEvent.Kind.values if k != ScoreEvent.Kind.STOLEN]
+        + ["clock_violation"]
     )
     # In-play points, the play a steal stacks on, or a penalty's deduction (written 10
     # or -10): the service holds each kind to its own bound.

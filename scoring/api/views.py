@@ -374,6 +374,10 @@ class EventListView(GameMixin, APIView):
                 value={"hand": 1, "seat": "C", "kind": "steal", "points": 10, "from_seat": "A"},
             ),
             OpenApiExample("A penalty", value={"hand": 1, "seat": "C", "kind": "penalty"}),
+            OpenApiExample(
+                "A clock violation: the answer's became says forced_pass or penalty",
+                value={"hand": 1, "seat": "C", "kind": "clock_violation"},
+            ),
         ],
     )
     def post(self, request, pk: int):
@@ -388,10 +392,10 @@ class EventListView(GameMixin, APIView):
         created = ScoreEvent.objects.filter(pk__in=[e.pk for e in events]).select_related(
             "seat", "side"
         )
-        return Response(
-            {"events": s.EventSerializer(created, many=True).data, "game": game_state(game)},
-            status=status.HTTP_201_CREATED,
-        )
+        answer = {"events": s.EventSerializer(created, many=True).data, "game": game_state(game)}
+        if data["kind"] == services.CLOCK_VIOLATION:
+            answer["became"] = events[0].kind  # forced_pass or penalty
+        return Response(answer, status=status.HTTP_201_CREATED)
 
 
 class EventDetailView(GameMixin, APIView):

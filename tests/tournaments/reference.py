@@ -28,13 +28,13 @@ def load_rows(tournament: Tournament) -> dict[int, tuple[list, list, list]]:
         game = match.game
         if game is None or game.status not in counted:
             continue
-        results = side_results(game.totals, game.tallies, game.winner)
+        results = side_results(game.totals, game.tallies, game.winner, game.forfeited_sides)
         games.append(
             GameRow(
                 game.pk,
                 match.round.number,
                 tuple(
-                    EntrantResult(entrant_id, position, *result)
+                    EntrantResult(entrant_id, position, *result[:6])
                     for (position, entrant_id), result in zip(table, results, strict=True)
                 ),
                 game.status == Game.Status.FINISHED,

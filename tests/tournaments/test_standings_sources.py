@@ -54,7 +54,10 @@ def _seat_results(match: Match) -> list[tuple]:
 def _expected_results(game: Game) -> list[tuple]:
     if game.status != Game.Status.FINISHED:
         return [(None,) * 6] * game.sides.count()
-    return [tuple(result) for result in side_results(game.totals, game.tallies, game.winner)]
+    return [
+        tuple(result)[:6]
+        for result in side_results(game.totals, game.tallies, game.winner, game.forfeited_sides)
+    ]
 
 
 def _random_event(rng: random.Random, *, entrants: int, order: list[str], **options) -> Tournament:

@@ -74,7 +74,17 @@ class EntrantSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Entrant
-        fields = ["id", "name", "player", "partner", "seed", "checked_in", "withdrawn"]
+        fields = [
+            "id",
+            "name",
+            "player",
+            "partner",
+            "seed",
+            "checked_in",
+            "withdrawn",
+            "disqualified_at",
+            "disqualified_reason",
+        ]
 
 
 class EntrantCreateSerializer(serializers.Serializer):
@@ -91,6 +101,14 @@ class EntrantCreateSerializer(serializers.Serializer):
         return attrs
 
 
+class EntrantActionSerializer(serializers.Serializer):
+    override = fields.Flag(
+        required=False,
+        default=False,
+        help_text="Check in outside the stage's check-in window (organizers only).",
+    )
+
+
 class StageSerializer(serializers.ModelSerializer):
     name = fields.Text(max_length=120)
     settings = serializers.DictField(
@@ -101,8 +119,25 @@ class StageSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Stage
-        fields = ["id", "order", "name", "format", "settings", "status"]
-        read_only_fields = ["id", "order", "status"]
+        fields = [
+            "id",
+            "order",
+            "name",
+            "format",
+            "settings",
+            "status",
+            "check_in_required",
+            "check_in_opens",
+            "check_in_closes",
+        ]
+        read_only_fields = [
+            "id",
+            "order",
+            "status",
+            "check_in_required",
+            "check_in_opens",
+            "check_in_closes",
+        ]
 
 
 class StageFinishSerializer(serializers.Serializer):
@@ -192,15 +227,23 @@ class MatchSerializer(serializers.ModelSerializer):
 
     def get_entrants(self, match: Match) -> list[dict]:
         return [
-            {"id": seat.entrant_id, "name": seat.entrant.name, "position": seat.position}
+            {
+                "id": seat.entrant_id,
+                "name": seat.entrant.name,
+                "position": seat.position,
+                # Why the entrant did not play this table (empty: they played).
+                "did_not_play": seat.did_not_play,
+            }
             for seat in sorted(match.seats.all(), key=lambda s: s.position)
         ]
 
     def get_status(self, match: Match) -> str:
-        return "bye" if match.bye else match.game.status
+        if match.bye:
+            return "bye"
+        return match.game.status if match.game is not None else "walkover"
 
     def get_totals(self, match: Match) -> dict:
-        return {} if match.bye else match.game.totals
+        return match.game.totals if match.game is not None else {}
 
 
 class RoundSerializer(serializers.ModelSerializer):

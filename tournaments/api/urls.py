@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import staff, views
+from tournaments.api import eventday, officiating, staff, views
 
 urlpatterns = [
     path("tournaments/", views.TournamentListView.as_view(), name="tournament-list"),
@@ -11,6 +11,19 @@ urlpatterns = [
         "tournaments/<slug:slug>/entrants/",
         views.EntrantListView.as_view(),
         name="tournament-entrants",
+    ),
+    path(
+        "tournaments/<slug:slug>/entrants/<int:pk>/disqualify/",
+        officiating.DisqualifyView.as_view(),
+        name="tournament-entrant-disqualify",
+    ),
+    path(
+        "tournaments/<slug:slug>/audit/", officiating.AuditView.as_view(), name="tournament-audit"
+    ),
+    path(
+        "tournaments/<slug:slug>/disputes/",
+        officiating.OpenDisputesView.as_view(),
+        name="tournament-disputes",
     ),
     path(
         "tournaments/<slug:slug>/entrants/<int:pk>/<str:action>/",
@@ -24,6 +37,11 @@ urlpatterns = [
         "tournaments/<slug:slug>/stages/<int:order>/finish/",
         views.StageFinishView.as_view(),
         name="tournament-stage-finish",
+    ),
+    path(
+        "tournaments/<slug:slug>/stages/<int:order>/check-in/",
+        eventday.StageCheckInView.as_view(),
+        name="tournament-stage-check-in",
     ),
     path(
         "tournaments/<slug:slug>/rounds/", views.RoundListView.as_view(), name="tournament-rounds"
@@ -68,4 +86,9 @@ urlpatterns = [
     path("account/token/", staff.MyTokenView.as_view(), name="my-token"),
     path("matches/<int:pk>/", views.MatchDetailView.as_view(), name="match-detail"),
     path("matches/<int:pk>/referee/", views.MatchRefereeView.as_view(), name="match-referee"),
+    path(
+        "matches/<int:pk>/did-not-play/",
+        eventday.MatchDidNotPlayView.as_view(),
+        name="match-did-not-play",
+    ),
 ]

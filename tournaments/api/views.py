@@ -155,7 +155,9 @@ class EntrantActionView(TournamentMixin, APIView):
     """Check an entrant in (or out), or withdraw them."""
 
     @extend_schema(
-        operation_id="tournaments_entrants_action", request=None, responses=s.EntrantSerializer
+        operation_id="tournaments_entrants_action",
+        request=s.EntrantActionSerializer,
+        responses=s.EntrantSerializer,
     )
     def post(self, request, slug: str, pk: int, action: str):
         tournament = self.get_tournament(request, slug, manage=True)
@@ -167,7 +169,14 @@ class EntrantActionView(TournamentMixin, APIView):
             if action == "withdraw":
                 done = services.withdraw(entrant, by=request.user)
             else:
-                done = services.check_in(entrant, by=request.user, checked_in=action == "check-in")
+                body = s.EntrantActionSerializer(data=request.data)
+                body.is_valid(raise_exception=True)
+                done = services.check_in(
+                    entrant,
+                    by=request.user,
+                    checked_in=action == "check-in",
+                    override=body.validated_data["override"],
+                )
             return Response(s.EntrantSerializer(done).data)
 
         return self.act(request, run)

@@ -4,6 +4,7 @@ grouped by subject (the event and its settings, staff, entrants, stages and roun
 Games are created and scored through ``scoring.services``; these modules seat entrants at
 tables, pair rounds and move bracket winners on. Callers import from the package."""
 
+from tournaments.services.checkin import check_in_stage, set_check_in
 from tournaments.services.common import (
     ELIMINATION,
     STATUS_ORDER,
@@ -23,6 +24,7 @@ from tournaments.services.events import (
     create_tournament,
     update_tournament,
 )
+from tournaments.services.forfeits import record_did_not_play
 from tournaments.services.results import (
     finish_stage,
     record_seat_results,
@@ -65,6 +67,7 @@ __all__ = [
     "assign_round_referees",
     "bracket_results",
     "check_in",
+    "check_in_stage",
     "create_referee",
     "create_tournament",
     "credentials_managed_here",
@@ -75,6 +78,7 @@ __all__ = [
     "issue_token",
     "preview_entrants",
     "publish_round",
+    "record_did_not_play",
     "record_seat_results",
     "refresh_seat_results",
     "register_entrant",
@@ -82,6 +86,7 @@ __all__ = [
     "remove_staff",
     "revoke_token",
     "seat_results",
+    "set_check_in",
     "set_seed",
     "swap_seats",
     "update_tournament",

@@ -15,6 +15,7 @@ from tournaments.bounds import SEED_RANGE
 from tournaments.entries import MAX_NAME, EntryLine, read_entries
 from tournaments.models import (
     Entrant,
+    MatchSeat,
     Tournament,
 )
 from tournaments.services.common import (
@@ -175,18 +176,27 @@ def _create_entrants(tournament: Tournament, entries: list[EntryLine]) -> list[E
     return Entrant.objects.bulk_create(made)
 
 
-def check_in(entrant: Entrant, *, by, checked_in: bool = True) -> Entrant:
-    """Mark an entrant present (or not) at the venue."""
+def check_in(entrant: Entrant, *, by, checked_in: bool = True, override: bool = False) -> Entrant:
+    """Mark an entrant present (or not) at the venue: inside the current stage's check-in
+    window, unless the organizer overrides it. Checked in after a round was paired, they
+    are seated from the next one."""
+    from tournaments.services.checkin import check_window
+
     with transaction.atomic():
         entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
         require(by, "tournament.manage", entrant.tournament)
+        if checked_in and not override:
+            check_window(entrant.tournament)
         entrant.checked_in = checked_in
         entrant.save(update_fields=["checked_in"])
     return entrant
 
 
 def withdraw(entrant: Entrant, *, by) -> Entrant:
-    """Withdraw an entrant: later rounds skip them; games already played stay."""
+    """Withdraw an entrant: later rounds skip them; games already played stay, and a
+    game of theirs not finished at a published table ends as their forfeit."""
+    from tournaments.services.forfeits import forfeit_unplayed
+
     with transaction.atomic():
         entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
         require(by, "tournament.manage", entrant.tournament)
@@ -197,6 +207,7 @@ def withdraw(entrant: Entrant, *, by) -> Entrant:
         entrant.withdrawn = True
         entrant.withdrawn_at = timezone.now()
         entrant.save(update_fields=["withdrawn", "withdrawn_at"])
+        forfeit_unplayed(entrant, by=by, reason=MatchSeat.DidNotPlay.WITHDRAWN)
         _forget_live_parts(entrant.tournament_id)  # standings mark withdrawals
     return entrant
 

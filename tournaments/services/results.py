@@ -103,7 +103,7 @@ def _close_stage(tournament: Tournament, stage: Stage, chosen: list[int]) -> Sta
 
 def seat_results(game: Game) -> list[dict]:
     """A finished game's result columns for each of its match seats, in seat order."""
-    results = side_results(game.totals, game.tallies, game.winner)
+    results = side_results(game.totals, game.tallies, game.winner, game.forfeited_sides)
     everyone = sum(result.total for result in results)
     return [
         {
@@ -116,6 +116,7 @@ def seat_results(game: Game) -> list[dict]:
             "dominoes": result.dominoes,
             "penalties": result.penalties,
             "last_hand_at": game.last_hand_at,
+            "forfeit": result.forfeit,
         }
         for result in results
     ]
@@ -129,6 +130,8 @@ def record_seat_results(game: Game) -> int:
     """
     seats = MatchSeat.objects.filter(match__game_id=game.pk)
     if game.status != Game.Status.FINISHED:
+        # A reopened game takes its forfeits back, and with them why a seat did not play.
+        seats.exclude(did_not_play="").update(did_not_play="")
         return seats.exclude(total=None).update(**dict.fromkeys(MatchSeat.RESULT_FIELDS))
     by_position = seat_results(game)
     columns = {}

@@ -23,6 +23,7 @@ from tournaments.services.common import (
     _forget_live_parts,
     _lock_tournament,
 )
+from tournaments.services.forfeits import absent, is_walkover, walkover_reason, walkover_results
 
 
 def add_stage(
@@ -65,10 +66,25 @@ def add_stage(
 
 
 def _stage_entrants(stage: Stage) -> list[Entrant]:
-    members = list(stage.entrants.all())
-    if members:
+    """The stage's field: its members (every entrant of the event if it names none).
+
+    A stage that requires check-in seats only entrants checked in: one who never sat in
+    it and is not checked in is left out (arriving late, they join from the next round);
+    one who sat in it and is absent now keeps their place in the field and sits out this
+    round as a withdrawn entrant does (in a bracket, a walkover). A bracket's field is
+    fixed once it is seeded. The entrants are fresh rows, so marking them is local."""
+    members = list(stage.entrants.all()) or list(stage.tournament.entrants.all())
+    if not stage.check_in_required:
         return members
-    return list(stage.tournament.entrants.all())
+    seated = set(MatchSeat.objects.filter(round__stage=stage).values_list("entrant_id", flat=True))
+    if stage.format in ELIMINATION and seated:
+        field = [e for e in members if e.pk in seated]
+    else:
+        field = [e for e in members if e.checked_in or e.pk in seated]
+    for entrant in field:
+        if not entrant.checked_in:
+            entrant.withdrawn = True
+    return field
 
 
 def _history(stage: Stage, entrants: list[Entrant]) -> list[EntrantStub]:
@@ -148,6 +164,7 @@ def bracket_results(stage: Stage) -> dict[str, list[int]]:
         .prefetch_related("seats")
     )
     teams = stage.tournament.is_teams
+    results.update(walkover_results(stage))
     for match in matches:
         totals = match.game.totals
         sides = list(totals)
@@ -194,7 +211,14 @@ def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -
         (first_table + offset, table, [by_id[entrant_id] for entrant_id in table.entrants])
         for offset, table in enumerate(result.tables)
     ]
-    played = [(number, entrants) for number, table, entrants in numbered if not table.bye]
+    walkovers = {
+        number for number, table, entrants in numbered if is_walkover(stage, table, entrants)
+    }
+    played = [
+        (number, entrants)
+        for number, table, entrants in numbered
+        if not table.bye and number not in walkovers
+    ]
     games = create_games(
         ruleset_key=tournament.ruleset_key,
         overrides=tournament.overrides,
@@ -221,8 +245,16 @@ def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -
         for number, table, _ in numbered
     )
     MatchSeat.objects.bulk_create(
-        MatchSeat(match=match, round=round_, entrant=entrant, position=position)
-        for match, (_, _, entrants) in zip(matches, numbered, strict=True)
+        MatchSeat(
+            match=match,
+            round=round_,
+            entrant=entrant,
+            position=position,
+            did_not_play=walkover_reason(stage, entrant)
+            if number in walkovers and absent(stage, entrant)
+            else "",
+        )
+        for match, (number, _, entrants) in zip(matches, numbered, strict=True)
         for position, entrant in enumerate(entrants)
     )
     return matches
@@ -257,7 +289,7 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
         if (
             last is not None
             and needs_results
-            and Match.objects.filter(round=last, bye=False)
+            and Match.objects.filter(round=last, bye=False, game__isnull=False)
             .exclude(game__status="finished")
             .exists()
         ):

@@ -1,0 +1,42 @@
+"""What the scoring page's officiating parts need, computed where they are included
+(``{% officiating game request.user as o %}``), so that any page can include them."""
+
+from django import template
+from django.utils.translation import gettext
+
+from accounts.permissions import allowed
+from scoring import officiating
+from scoring.models import Dispute, Game
+from scoring.selectors import ruleset_of
+
+register = template.Library()
+
+
+@register.simple_tag
+def officiating_state(game: Game, user) -> dict:
+    ruleset = ruleset_of(game)
+    seats = list(game.seats.order_by("position"))
+    number = game.hand_count + 1
+    rule = officiating.leader_rule(ruleset, number, game.next_leader)
+    playing = game.status != Game.Status.FINISHED and not game.held
+    return {
+        "game": game,
+        "ruleset": ruleset,
+        "seats": seats,
+        "number": number,
+        "playing": playing,
+        "clock": ruleset.play_clock_seconds,
+        "leader": game.next_leader,
+        "leader_name": next((s.display_name for s in seats if s.name == game.next_leader), ""),
+        "question": gettext(officiating.LEADER_QUESTIONS[rule]) if rule and playing else "",
+        "disputes": list(game.disputes.filter(status=Dispute.Status.OPEN).order_by("pk")),
+        "hands": range(1, number + 1),
+        "recorded": range(1, number),
+        "manages": allowed(user, "game.manage", game),
+        "forfeits": [s.display_name for s in seats if s.name in game.forfeits],
+    }
+
+
+@register.simple_tag
+def under_dispute(game: Game) -> bool:
+    return game.disputes.filter(status=Dispute.Status.OPEN).exists()
