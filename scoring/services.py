@@ -879,7 +879,8 @@ def reopen_game(game: Game | int, *, by, reason: str) -> Game:
         game.status = Game.Status.IN_PROGRESS
         game.winner = ""
         game.finished_at = None
-        statements.save_game(game, ["status", "winner", "finished_at"])
+        game.reopened_reason = reason[:500]
+        statements.save_game(game, ["status", "winner", "finished_at", "reopened_reason"])
         _changed(game, "game_reopened")
     return game
 

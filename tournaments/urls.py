@@ -17,6 +17,17 @@ urlpatterns = [
     path("organize/", organizer_views.my_tournaments, name="my-tournaments"),
     path("organize/new/", organizer_views.new_tournament, name="new-tournament"),
     path("t/<slug:slug>/manage/", organizer_views.manage, name="manage-tournament"),
+    path(
+        "t/<slug:slug>/manage/settings/",
+        organizer_views.tournament_settings,
+        name="tournament-settings",
+    ),
+    path("t/<slug:slug>/manage/stages/new/", organizer_views.add_stage, name="add-stage"),
+    path(
+        "t/<slug:slug>/manage/stages/<int:order>/finish/",
+        organizer_views.finish_stage,
+        name="finish-stage",
+    ),
     path("t/<slug:slug>/manage/<str:action>/", organizer_views.act, name="manage-action"),
     path("t/<slug:slug>/rounds/<int:number>/cards/", views.table_cards, name="print-cards"),
     path("t/<slug:slug>/rounds/<int:number>/sheets/", views.blank_sheets, name="print-sheets"),
