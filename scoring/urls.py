@@ -12,4 +12,6 @@ urlpatterns = [
     path("games/<int:pk>/score/event/", views.add_event, name="score-event"),
     path("games/<int:pk>/score/undo/<int:event_id>/", views.undo_event, name="score-undo"),
     path("games/<int:pk>/score/hands/<int:number>/", views.correct, name="score-correct"),
+    path("games/<int:pk>/score/hands/<int:number>/void/", views.void, name="score-void"),
+    path("games/<int:pk>/reopen/", views.reopen, name="game-reopen-page"),
 ]

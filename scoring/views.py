@@ -24,7 +24,7 @@ from accounts.idempotency import claim
 from accounts.permissions import allowed
 from domain.i18n import told
 from scoring import charts, services, wording
-from scoring.forms import CorrectionForm, EventForm, HandForm, in_names
+from scoring.forms import CorrectionForm, EventForm, HandForm, ReopenForm, VoidForm, in_names
 from scoring.models import Game, Hand, ScoreEvent
 from scoring.rulesets import ScoringError
 from scoring.selectors import game_sheet, preview_hand, ruleset_of
@@ -139,7 +139,9 @@ def my_tables(request):
 # --- the scoring page ------------------------------------------------------------------
 
 
-def _panel_context(game: Game, *, form: HandForm | None = None, notice: str = "", error=""):
+def _panel_context(
+    game: Game, *, form: HandForm | None = None, notice: str = "", error="", user=None
+):
     context = _sheet_context(game)
     sheet = context["sheet"]
     ruleset = sheet.ruleset
@@ -167,6 +169,12 @@ def _panel_context(game: Game, *, form: HandForm | None = None, notice: str = ""
         notice=notice,
         error=error,
         recent=[row for row in reversed(sheet.rows) if not row.in_progress],
+        can_reopen=(
+            game.status == Game.Status.FINISHED
+            and user is not None
+            and allowed(user, "game.manage", game)
+        ),
+        reopen_form=ReopenForm(),
     )
     return context
 
@@ -182,13 +190,15 @@ def _answer(request, game: Game, **panel):
     template = "scoring/_score_panel.html" if request.htmx else "scoring/score.html"
     if request.htmx and status == 400:
         status = 200  # htmx swaps only successful answers; the panel shows the problem
-    return render(request, template, _panel_context(game, **panel), status=status)
+    return render(
+        request, template, _panel_context(game, user=request.user, **panel), status=status
+    )
 
 
 @login_required
 def score_page(request, pk: int):
     game = _scorable(request, pk)
-    return render(request, "scoring/score.html", _panel_context(game))
+    return render(request, "scoring/score.html", _panel_context(game, user=request.user))
 
 
 @login_required
@@ -395,12 +405,74 @@ def correct(request, pk: int, number: int):
         initial = HandForm.initial_from(current)
         initial["expected_version"] = current.version
         form = CorrectionForm(initial=initial, seats=seats, ruleset=ruleset)
+    return _correct_page(request, game, current, form, conflict=conflict)
+
+
+def _correct_page(request, game, hand, form, *, void_form=None, conflict=""):
+    void_form = void_form or VoidForm()
     return render(
         request,
         "scoring/correct.html",
-        {"game": game, "hand": current, "form": form, "conflict": conflict},
-        status=400 if (form.errors or conflict) else 200,
+        {"game": game, "hand": hand, "form": form, "void_form": void_form, "conflict": conflict},
+        status=400 if (form.errors or void_form.errors or conflict) else 200,
     )
+
+
+@login_required
+@require_POST
+def void(request, pk: int, number: int):
+    """Cancel a hand's award (a misdeal recorded by mistake), with the reason kept."""
+    game = _scorable(request, pk)
+    current = Hand.objects.filter(game=game, number=number, is_current=True).first()
+    if current is None:
+        raise Http404("No such hand.")
+    void_form = VoidForm(request.POST)
+    conflict = ""
+    if void_form.is_valid():
+        reason = void_form.cleaned_data["reason"]
+        try:
+            services.void_hand(game, number, by=request.user, reason=reason)
+        except ScoringError as error:
+            void_form.add_error("reason", told(error.message))
+        except services.GameConflict as error:
+            conflict = told(error.message)
+        else:
+            return _redirect_with(
+                request,
+                game,
+                gettext("Hand {number} is void: {reason}").format(number=number, reason=reason),
+            )
+    initial = HandForm.initial_from(current)
+    initial["expected_version"] = current.version
+    form = CorrectionForm(
+        initial=initial, seats=list(game.seats.order_by("position")), ruleset=ruleset_of(game)
+    )
+    return _correct_page(request, game, current, form, void_form=void_form, conflict=conflict)
+
+
+@login_required
+@require_POST
+def reopen(request, pk: int):
+    """An organizer undoes a finished game's result; the reason is kept on the game."""
+    game = _viewable(request, pk)
+    if not allowed(request.user, "game.manage", game):
+        raise PermissionDenied(gettext("Only the event's organizers reopen a finished game."))
+    reopen_form = ReopenForm(request.POST)
+    if reopen_form.is_valid():
+        reason = reopen_form.cleaned_data["reason"]
+        try:
+            services.reopen_game(game, by=request.user, reason=reason)
+        except ScoringError as error:
+            reopen_form.add_error("reason", told(error.message))
+        except services.GameConflict as error:
+            reopen_form.add_error(None, told(error.message))
+        else:
+            return _redirect_with(
+                request, game, gettext("The game is open again: {reason}").format(reason=reason)
+            )
+    context = _panel_context(game, user=request.user)
+    context["reopen_form"] = reopen_form
+    return render(request, "scoring/score.html", context, status=400)
 
 
 def _referee_name(game: Game) -> str:
