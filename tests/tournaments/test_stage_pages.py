@@ -332,9 +332,7 @@ def test_the_settings_form_refuses_bad_values_in_their_field(
     assert Tournament.objects.get(pk=tournament.pk).name == "Copa"
 
 
-def test_rules_are_fixed_once_a_round_is_paired_and_counting_once_play_starts(
-    client, organizer
-):
+def test_rules_are_fixed_once_a_round_is_paired_and_counting_once_play_starts(client, organizer):
     tournament, round_ = make_event(organizer, slug="copa")
     client.force_login(organizer)
     page = client.get("/t/copa/manage/settings/")
@@ -345,9 +343,7 @@ def test_rules_are_fixed_once_a_round_is_paired_and_counting_once_play_starts(
     assert tournament.tiebreak_order == ["point_differential", "match_points"]
     play(round_.matches.exclude(game=None).first().game, organizer, random.Random(1), hands=1)
     assert client.get("/t/copa/manage/settings/").context["locked"]["standings"]
-    client.post(
-        "/t/copa/manage/settings/", settings_data(tiebreak_1="match_points", tiebreak_2="")
-    )
+    client.post("/t/copa/manage/settings/", settings_data(tiebreak_1="match_points", tiebreak_2=""))
     tournament.refresh_from_db()
     assert tournament.tiebreak_order == ["point_differential", "match_points"]
     assert tournament.name == "Copa de Otoño"  # what is not fixed still changes
@@ -471,9 +467,7 @@ def test_times_on_the_event_pages_are_in_its_time_zone(client, organizer):
     tournament, round_ = make_event(organizer, slug="copa")
     services.update_tournament(tournament, by=organizer, time_zone="America/Puerto_Rico")
     game = round_.matches.exclude(game=None).first().game
-    Game.objects.filter(pk=game.pk).update(
-        started_at=dt.datetime(2026, 3, 1, 16, 5, tzinfo=dt.UTC)
-    )
+    Game.objects.filter(pk=game.pk).update(started_at=dt.datetime(2026, 3, 1, 16, 5, tzinfo=dt.UTC))
     client.force_login(organizer)
     page = client.get(f"/games/{game.pk}/").content.decode()
     assert "12:05" in page  # four hours behind UTC
