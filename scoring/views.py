@@ -67,12 +67,18 @@ def _sheet_context(game: Game) -> dict:
         for side in sheet.sides
     ]
     chart = charts.running_total_svg(series, target=sheet.ruleset.target, _=gettext)
+    # The hand table leaves out columns every hand leaves empty, so that it fits.
+    in_play = sheet.ruleset.in_play_scoring or any(any(row.in_play.values()) for row in sheet.rows)
+    penalty = any(any(row.penalties.values()) for row in sheet.rows)
     return {
         "game": game,
         "sheet": sheet,
         "chart": mark_safe(chart),  # built from escaped labels and numbers only
         "links": game_links(game),
         "totals": _totals(game, sheet),
+        "in_play_column": in_play,
+        "penalty_column": penalty,
+        "side_columns": 2 + in_play + penalty,
     }
 
 
@@ -174,7 +180,7 @@ def _panel_context(
             and user is not None
             and allowed(user, "game.manage", game)
         ),
-        reopen_form=ReopenForm(),
+        reopen_form=ReopenForm(prefix="reopen"),
     )
     return context
 
@@ -409,7 +415,7 @@ def correct(request, pk: int, number: int):
 
 
 def _correct_page(request, game, hand, form, *, void_form=None, conflict=""):
-    void_form = void_form or VoidForm()
+    void_form = void_form or VoidForm(prefix="void")
     return render(
         request,
         "scoring/correct.html",
@@ -426,7 +432,7 @@ def void(request, pk: int, number: int):
     current = Hand.objects.filter(game=game, number=number, is_current=True).first()
     if current is None:
         raise Http404("No such hand.")
-    void_form = VoidForm(request.POST)
+    void_form = VoidForm(request.POST, prefix="void")
     conflict = ""
     if void_form.is_valid():
         reason = void_form.cleaned_data["reason"]
@@ -457,7 +463,7 @@ def reopen(request, pk: int):
     game = _viewable(request, pk)
     if not allowed(request.user, "game.manage", game):
         raise PermissionDenied(gettext("Only the event's organizers reopen a finished game."))
-    reopen_form = ReopenForm(request.POST)
+    reopen_form = ReopenForm(request.POST, prefix="reopen")
     if reopen_form.is_valid():
         reason = reopen_form.cleaned_data["reason"]
         try:

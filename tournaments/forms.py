@@ -259,7 +259,7 @@ class StageForm(forms.Form):
     def clean(self):
         data = super().clean()
         kind = data.get("format")
-        if kind == "pools" and not data.get("pools"):
+        if kind == "pools" and not data.get("pools") and "pools" not in self.errors:
             self.add_error("pools", _("Say how many pools."))
         elif kind != "pools" and data.get("pools"):
             self.add_error("pools", _("Only a pools stage is split into pools."))

@@ -638,9 +638,8 @@ def add_stage(request, slug: str):
                 request,
                 gettext("Added stage {order}: {name}.").format(order=stage.order, name=stage.name),
             )
-            return redirect(
-                reverse("manage-tournament", args=[tournament.slug]) + f"?stage={stage.order}"
-            )
+            # Back to the stage being played: a stage added for later waits its turn.
+            return redirect("manage-tournament", slug=tournament.slug)
     return render(
         request,
         "tournaments/organize/add_stage.html",

@@ -430,10 +430,10 @@ def test_an_organizer_voids_a_hand_and_reopens_a_game_with_the_reasons_kept(clie
     client.force_login(organizer)
     page = client.get(f"/games/{game.pk}/score/").content.decode()
     assert "Reopen this game" in page
-    empty = client.post(f"/games/{game.pk}/reopen/", {"reason": " "})
+    empty = client.post(f"/games/{game.pk}/reopen/", {"reopen-reason": " "})
     assert empty.status_code == 400
     assert empty.context["reopen_form"].errors["reason"]
-    client.post(f"/games/{game.pk}/reopen/", {"reason": "Hand 2 was misread"})
+    client.post(f"/games/{game.pk}/reopen/", {"reopen-reason": "Hand 2 was misread"})
     game.refresh_from_db()
     assert game.status == Game.Status.IN_PROGRESS
     assert game.reopened_reason == "Hand 2 was misread"
@@ -441,12 +441,12 @@ def test_an_organizer_voids_a_hand_and_reopens_a_game_with_the_reasons_kept(clie
 
     correct = client.get(f"/games/{game.pk}/score/hands/1/").content.decode()
     assert "Void hand 1" in correct
-    blank = client.post(f"/games/{game.pk}/score/hands/1/void/", {"reason": ""})
+    blank = client.post(f"/games/{game.pk}/score/hands/1/void/", {"void-reason": ""})
     assert blank.status_code == 400 and blank.context["void_form"].errors["reason"]
-    client.post(f"/games/{game.pk}/score/hands/1/void/", {"reason": "misdeal"})
+    client.post(f"/games/{game.pk}/score/hands/1/void/", {"void-reason": "misdeal"})
     hand = Hand.objects.get(game=game, number=1, is_current=True)
     assert hand.voided and hand.reason == "misdeal"
-    assert client.post(f"/games/{game.pk}/score/hands/99/void/", {"reason": "x"}).status_code == 404
+    assert client.post(f"/games/{game.pk}/score/hands/99/void/", {"void-reason": "x"}).status_code == 404
 
 
 def test_a_referee_cannot_reopen_a_game(client, organizer):
@@ -456,7 +456,7 @@ def test_a_referee_cannot_reopen_a_game(client, organizer):
     referee = event_referee(tournament)
     client.force_login(referee)
     assert "Reopen this game" not in client.get(f"/games/{game.pk}/score/").content.decode()
-    assert client.post(f"/games/{game.pk}/reopen/", {"reason": "x"}).status_code == 403
+    assert client.post(f"/games/{game.pk}/reopen/", {"reopen-reason": "x"}).status_code == 403
     assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
 
 
