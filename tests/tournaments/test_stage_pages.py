@@ -446,7 +446,8 @@ def test_an_organizer_voids_a_hand_and_reopens_a_game_with_the_reasons_kept(clie
     client.post(f"/games/{game.pk}/score/hands/1/void/", {"void-reason": "misdeal"})
     hand = Hand.objects.get(game=game, number=1, is_current=True)
     assert hand.voided and hand.reason == "misdeal"
-    assert client.post(f"/games/{game.pk}/score/hands/99/void/", {"void-reason": "x"}).status_code == 404
+    missing = client.post(f"/games/{game.pk}/score/hands/99/void/", {"void-reason": "x"})
+    assert missing.status_code == 404
 
 
 def test_a_referee_cannot_reopen_a_game(client, organizer):
@@ -463,7 +464,9 @@ def test_a_referee_cannot_reopen_a_game(client, organizer):
 # --- the tournament's time zone ---------------------------------------------------------------
 
 
-def test_times_on_the_event_pages_are_in_its_time_zone(client, organizer):
+def test_times_on_the_event_pages_are_in_its_time_zone(
+    client, organizer, django_capture_on_commit_callbacks
+):
     tournament, round_ = make_event(organizer, slug="copa")
     services.update_tournament(tournament, by=organizer, time_zone="America/Puerto_Rico")
     game = round_.matches.exclude(game=None).first().game
@@ -474,6 +477,9 @@ def test_times_on_the_event_pages_are_in_its_time_zone(client, organizer):
     assert "16:05" not in page
     settings_page = client.get("/t/copa/manage/settings/").content.decode()
     assert "Now in America/Puerto_Rico" in settings_page
+    with django_capture_on_commit_callbacks(execute=True):
+        services.update_tournament(tournament, by=organizer, time_zone="Europe/Madrid")
+    assert "17:05" in client.get(f"/games/{game.pk}/").content.decode()  # read afresh
     assert timezone.get_current_timezone_name() == "UTC"  # nothing leaks past the page
     api = client_for(organizer).get(f"/api/v1/tournaments/{tournament.slug}/")
     assert api.status_code == 200

@@ -265,6 +265,11 @@ def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
         for field, value in changes.items():
             setattr(tournament, field, value)
         tournament.save()
+        if "time_zone" in changes:
+            from tournaments.middleware import forget_time_zone
+
+            slug = tournament.slug
+            transaction.on_commit(lambda: forget_time_zone(slug))
         if "public" in changes:
             Game.objects.filter(match__round__stage__tournament=tournament).update(
                 public=tournament.public
