@@ -495,3 +495,21 @@ def test_the_stage_line_names_the_format_once(client, organizer):
     assert "Round robin: round robin" not in page
     assert "Round robin (round robin)" not in page
     assert "<strong>Round robin</strong> · running" in page
+
+
+def test_ten_pools_send_their_winners_in_pool_order(organizer):
+    tournament = services.create_tournament(
+        by=organizer, name="Diez", slug="diez", ruleset_key="cutthroat", table_size=2
+    )
+    services.register_entrants(
+        tournament, by=organizer, text="\n".join(f"P{i:02d}" for i in range(1, 21))
+    )
+    stage = services.add_stage(
+        tournament, by=organizer, name="G", format="pools", settings={"pools": 10}
+    )
+    round_ = services.generate_round(stage, by=organizer)
+    services.publish_round(round_, by=organizer)
+    play_round(round_, organizer)
+    winners = services.finish_preview(stage, by=organizer, per_pool=1)
+    pool_of = dict(MatchSeat.objects.filter(round=round_).values_list("entrant_id", "match__slot"))
+    assert [pool_of[pk] for pk in winners] == [f"P{n}" for n in range(1, 11)]
