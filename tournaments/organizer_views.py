@@ -34,7 +34,16 @@ from tournaments.forms import (
     TournamentForm,
     preset_lines,
 )
-from tournaments.models import Entrant, Invitation, Match, Round, Staff, Stage, Tournament
+from tournaments.models import (
+    Entrant,
+    Invitation,
+    Match,
+    MatchSeat,
+    Round,
+    Staff,
+    Stage,
+    Tournament,
+)
 from tournaments.standings import METRICS
 from tournaments.views import format_unless_named, managed_tournament
 
@@ -679,6 +688,14 @@ def finish_stage(request, slug: str, order: int):
         except services.TournamentError as error:
             refused = told(error.message)
     by_id = Entrant.objects.in_bulk(chosen)
+    pool_of = dict(
+        MatchSeat.objects.filter(round__stage=stage, entrant_id__in=chosen)
+        .filter(match__slot__startswith="P")
+        .values_list("entrant_id", "match__slot")
+    )
+    through = [
+        {"name": by_id[pk].name, "pool": pool_of.get(pk, "")[1:]} for pk in chosen if pk in by_id
+    ]
     following = tournament.stages.filter(order__gt=stage.order).order_by("order").first()
     return render(
         request,
@@ -687,7 +704,7 @@ def finish_stage(request, slug: str, order: int):
             "tournament": tournament,
             "stage": stage,
             "form": form,
-            "through": [by_id[pk] for pk in chosen],
+            "through": through,
             "everyone": tournament.entrants.filter(withdrawn=False).count(),
             "following": following,
             "refused": refused,

@@ -206,8 +206,10 @@ def test_pools_into_a_bracket_from_the_pages(client, organizer):
     listed = client.get("/t/copa/manage/stages/1/finish/")
     assert listed.status_code == 200
     assert listed.context["form"]["per_pool"].initial == 2
-    names = [e.name for e in listed.context["through"]]
+    names = [e["name"] for e in listed.context["through"]]
     assert len(names) == 4
+    # Each pool sends its winner, pool by pool, and the page says which pool.
+    assert [e["pool"] for e in listed.context["through"]] == ["1", "2", "1", "2"]
     page = listed.content.decode()
     assert "4 go through to Final" in page
     assert page.index(names[0]) < page.index(names[3])
