@@ -229,7 +229,7 @@ class StageForm(forms.Form):
         _("Rounds"),
         ROUNDS_RANGE,
         required=False,
-        help_text=_("Blank: the format's own (everyone meets everyone, or the whole bracket)."),
+        help_text=_("Blank: the format's own (a round robin: until everyone has met everyone)."),
     )
     pools = whole_number(
         _("Pools"),
