@@ -296,10 +296,12 @@ class FinishForm(forms.Form):
         _("Top of each pool"), ADVANCING_RANGE, required=False, help_text=_("Pools only.")
     )
 
-    def __init__(self, *args, stage: Stage, **kwargs):
+    def __init__(self, *args, stage: Stage, last: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.stage = stage
-        if stage.format == "pools":
+        if last:  # nobody goes anywhere: the last stage's standings are the result
+            self.fields.clear()
+        elif stage.format == "pools":
             self.fields["per_pool"].initial = stage.settings.get("advance")
         else:
             del self.fields["per_pool"]

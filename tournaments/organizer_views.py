@@ -663,15 +663,18 @@ def finish_stage(request, slug: str, order: int):
     changes until the organizer confirms that list."""
     tournament = managed_tournament(request, slug)
     stage = get_object_or_404(Stage, tournament=tournament, order=order)
+    following = tournament.stages.filter(order__gt=stage.order).order_by("order").first()
     data = request.POST if request.method == "POST" else (request.GET or None)
-    form = FinishForm(data, stage=stage)
+    form = FinishForm(data, stage=stage, last=following is None)
     chosen, refused = [], ""
     if form.is_bound and not form.is_valid():
         pass
     else:
         values = form.cleaned_data if form.is_bound else {}
         top = values.get("top")
-        per_pool = values.get("per_pool", form.fields.get("per_pool") and form["per_pool"].initial)
+        per_pool = values.get(
+            "per_pool", form["per_pool"].initial if "per_pool" in form.fields else None
+        )
         try:
             if request.method == "POST":
                 following = services.finish_stage(
@@ -696,7 +699,6 @@ def finish_stage(request, slug: str, order: int):
     through = [
         {"name": by_id[pk].name, "pool": pool_of.get(pk, "")[1:]} for pk in chosen if pk in by_id
     ]
-    following = tournament.stages.filter(order__gt=stage.order).order_by("order").first()
     return render(
         request,
         "tournaments/organize/finish_stage.html",

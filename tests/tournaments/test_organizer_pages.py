@@ -215,8 +215,9 @@ def test_stage_rounds_outside_their_range_are_refused(client, organizer, value):
 @pytest.mark.parametrize("value", [*HUGE, "0", "-1", "²", "abc"])
 def test_finishing_with_a_count_outside_its_range_is_refused(client, organizer, value):
     tournament, _ = make_event(organizer, slug="copa")
+    services.add_stage(tournament, by=organizer, name="Final", format="single_elimination")
     client.force_login(organizer)
-    stage = Stage.objects.get(tournament=tournament)
+    stage = Stage.objects.get(tournament=tournament, order=1)
     listed = client.get(f"/t/copa/manage/stages/{stage.order}/finish/", {"top": value})
     posted = client.post(f"/t/copa/manage/stages/{stage.order}/finish/", {"top": value})
     for response in (listed, posted):

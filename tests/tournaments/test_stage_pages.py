@@ -241,6 +241,7 @@ def test_a_stage_without_a_game_played_is_not_finished(client, organizer):
 def test_top_and_per_pool_together_are_refused(client, organizer):
     tournament = eight(organizer)
     services.add_stage(tournament, by=organizer, name="G", format="pools", settings={"pools": 2})
+    services.add_stage(tournament, by=organizer, name="F", format="single_elimination")
     client.force_login(organizer)
     response = client.get("/t/copa/manage/stages/1/finish/", {"top": "2", "per_pool": "1"})
     assert response.status_code == 400
@@ -251,8 +252,10 @@ def test_finishing_the_last_stage_lists_the_final_standings_then_finishes(client
     tournament, round_ = make_event(organizer, slug="copa")
     play_round(round_, organizer)
     client.force_login(organizer)
-    listed = client.get("/t/copa/manage/stages/1/finish/")
-    assert "finishing it finishes the tournament" in listed.content.decode()
+    listed = client.get("/t/copa/manage/stages/1/finish/", {"top": "abc"})
+    page = listed.content.decode()
+    assert "finishing it finishes the tournament" in page
+    assert 'name="top"' not in page  # nobody goes anywhere: no count to give
     assert len(listed.context["through"]) == 8
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.RUNNING
     client.post("/t/copa/manage/stages/1/finish/")
