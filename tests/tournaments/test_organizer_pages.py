@@ -126,7 +126,7 @@ def test_a_whole_round_from_the_manage_page(client, organizer):
 
     early = client.get("/t/copa/manage/stages/1/finish/")
     assert early.status_code == 400
-    assert "game(s) of this stage are not finished" in early.context["refused"]
+    assert "Games of this stage not finished yet: 5." in early.context["refused"]
     for match in Match.objects.filter(round=round_, bye=False):
         play(match.game, organizer, random.Random(match.pk))
     client.post("/t/copa/manage/stages/new/", {"name": "Final", "format": "single_elimination"})

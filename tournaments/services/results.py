@@ -42,7 +42,7 @@ def _check_finishable(stage: Stage, state: tuple[int, int, int]) -> None:
         )
     if state[1]:
         raise TournamentConflict(
-            say("{value} game(s) of this stage are not finished.", value=state[1]), "stage"
+            say("Games of this stage not finished yet: {value}.", value=state[1]), "stage"
         )
 
 
