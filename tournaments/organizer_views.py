@@ -667,9 +667,7 @@ def finish_stage(request, slug: str, order: int):
     data = request.POST if request.method == "POST" else (request.GET or None)
     form = FinishForm(data, stage=stage, last=following is None)
     chosen, refused = [], ""
-    if form.is_bound and not form.is_valid():
-        pass
-    else:
+    if not form.is_bound or form.is_valid():
         values = form.cleaned_data if form.is_bound else {}
         top = values.get("top")
         per_pool = values.get(
@@ -707,7 +705,6 @@ def finish_stage(request, slug: str, order: int):
             "stage": stage,
             "form": form,
             "through": through,
-            "everyone": tournament.entrants.filter(withdrawn=False).count(),
             "following": following,
             "refused": refused,
         },
