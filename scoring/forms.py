@@ -180,6 +180,16 @@ class CorrectionForm(HandForm):
     )
 
 
+class ReopenForm(forms.Form):
+    """Undo a finished game's result so that its hands can be corrected or added."""
+
+    reason = forms.CharField(
+        label=_("Why reopen this game?"),
+        max_length=500,
+        error_messages={"required": _("Say why the game is being reopened.")},
+    )
+
+
 class EventForm(forms.Form):
     """Points during play: in-play points, a steal or a penalty for one seat."""
 

@@ -91,6 +91,11 @@ class Game(models.Model):
     last_hand_at = models.DateTimeField(
         null=True, blank=True, help_text="When a hand of this game was last recorded or changed."
     )
+    reopened_reason = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="Why the organizers last reopened the game after it had finished.",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

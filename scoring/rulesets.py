@@ -15,6 +15,11 @@ from domain.say import say
 from scoring.bounds import MOST_TILES, PENALTY_POINTS_RANGE, TARGET_RANGE, within
 
 
+def gettext_noop(message: str) -> str:
+    """Mark a phrase for translation where it is defined; translate it where it is used."""
+    return message
+
+
 class ScoringError(UserError):
     """Input that cannot be scored, in words a referee understands, with the field at fault."""
 
@@ -270,7 +275,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             key="cutthroat",
             label="Cutthroat",
-            description=(
+            description=gettext_noop(
                 "Two to four play for themselves to 150/200/250; fives score in play; "
                 "a block pays the opponents' pips less the winner's own, to the nearest five."
             ),
@@ -295,7 +300,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             key="dcs",
             label="DCS Cut-Throat",
-            description=(
+            description=gettext_noop(
                 "Four play for themselves to 250; no points in play; a block pays the "
                 "difference to each opponent, split on a tie; nothing rounded."
             ),
@@ -321,7 +326,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             key="partners",
             label="Partners",
-            description=(
+            description=gettext_noop(
                 "Two teams of two to 250; fives score in play; the winning team scores the "
                 "losing team's pips to the nearest five; a tied block is a draw."
             ),
@@ -335,7 +340,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             key="doscientos",
             label="Doscientos",
-            description=(
+            description=gettext_noop(
                 "Puerto Rican Partners to 200: the winning team scores every pip left on "
                 "the table, its own included."
             ),
@@ -349,7 +354,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             key="federation",
             label="Federation",
-            description=(
+            description=gettext_noop(
                 "International Partners to 200; the first leader is drawn; the winning team "
                 "scores the losing team's pips."
             ),
@@ -363,7 +368,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             key="mexican",
             label="Mexican",
-            description=(
+            description=gettext_noop(
                 "Partners to 250 where the hand's winner leads the next and a tied block "
                 "goes to the team that led."
             ),
@@ -377,7 +382,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             key="two_box",
             label="Two-box",
-            description=(
+            description=gettext_noop(
                 "Four (up to six) play alone with two sets, drawing from the boneyard, to "
                 "150; matching tiles stack; a tied block goes to the lowest single tile."
             ),
@@ -391,7 +396,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             key="two_box_cutthroat",
             label="Two-box Cutthroat",
-            description=(
+            description=gettext_noop(
                 "Two-box where a stack steals the previous play's points (double with a "
                 "double) from the player who made it."
             ),

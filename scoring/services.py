@@ -987,7 +987,10 @@ def reopen_game(game: Game | int, *, by, reason: str) -> Game:
         game.winner = ""
         game.finished_at = None
         forfeits, game.forfeits = game.forfeits, ""  # reopened, a forfeit is taken back too
-        statements.save_game(game, ["status", "winner", "finished_at", "forfeits"])
+        game.reopened_reason = reason[:500]
+        statements.save_game(
+            game, ["status", "winner", "finished_at", "forfeits", "reopened_reason"]
+        )
         record_act(OfficialAct.Kind.REOPENED, by=by, game=game, reason=reason, forfeits=forfeits)
         _changed(game, "game_reopened")
     return game

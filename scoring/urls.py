@@ -24,4 +24,5 @@ urlpatterns = [
         officiating_views.officiate,
         name="score-officiate",
     ),
+    path("games/<int:pk>/reopen/", views.reopen, name="game-reopen-page"),
 ]

@@ -26,7 +26,7 @@ from accounts.permissions import allowed
 from domain.i18n import told
 from scoring import charts, services, wording
 from scoring.bounds import MAX_PLAY_POINTS, MOST_PLAY_POINTS, PLAY_POINTS_STEP
-from scoring.forms import CorrectionForm, EventForm, HandForm, in_names
+from scoring.forms import CorrectionForm, EventForm, HandForm, ReopenForm, in_names
 from scoring.models import Game, Hand, ScoreEvent
 from scoring.rulesets import RuleSet, ScoringError
 from scoring.selectors import game_sheet, preview_hand, ruleset_of
@@ -75,12 +75,18 @@ def _sheet_context(game: Game) -> dict:
         for side in sheet.sides
     ]
     chart = charts.running_total_svg(series, target=sheet.ruleset.target, _=gettext)
+    # The hand table leaves out columns every hand leaves empty, so that it fits.
+    in_play = sheet.ruleset.in_play_scoring or any(any(row.in_play.values()) for row in sheet.rows)
+    penalty = any(any(row.penalties.values()) for row in sheet.rows)
     return {
         "game": game,
         "sheet": sheet,
         "chart": mark_safe(chart),  # built from escaped labels and numbers only
         "links": game_links(game),
         "totals": _totals(game, sheet),
+        "in_play_column": in_play,
+        "penalty_column": penalty,
+        "side_columns": 2 + in_play + penalty,
     }
 
 
@@ -147,7 +153,9 @@ def my_tables(request):
 # --- the scoring page ------------------------------------------------------------------
 
 
-def _panel_context(game: Game, *, form: HandForm | None = None, notice: str = "", error=""):
+def _panel_context(
+    game: Game, *, form: HandForm | None = None, notice: str = "", error="", user=None
+):
     context = _sheet_context(game)
     sheet = context["sheet"]
     ruleset = sheet.ruleset
@@ -177,6 +185,12 @@ def _panel_context(game: Game, *, form: HandForm | None = None, notice: str = ""
         error=error,
         recent=[row for row in reversed(sheet.rows) if not row.in_progress],
         referee_words=_referee_words(),
+        can_reopen=(
+            game.status == Game.Status.FINISHED
+            and user is not None
+            and allowed(user, "game.manage", game)
+        ),
+        reopen_form=ReopenForm(prefix="reopen"),
     )
     return context
 
@@ -257,7 +271,9 @@ def _answer(request, game: Game, **panel):
     template = "scoring/_score_panel.html" if request.htmx else "scoring/score.html"
     if request.htmx and status == 400:
         status = 200  # htmx swaps only successful answers; the panel shows the problem
-    response = render(request, template, _panel_context(game, **panel), status=status)
+    response = render(
+        request, template, _panel_context(game, user=request.user, **panel), status=status
+    )
     invalid = bool(panel.get("form") and panel["form"].errors)
     response[OUTCOME_HEADER] = "invalid" if invalid else "refused" if refused else "saved"
     return response
@@ -276,7 +292,7 @@ def service_worker(request):
 @login_required
 def score_page(request, pk: int):
     game = _scorable(request, pk)
-    return render(request, "scoring/score.html", _panel_context(game))
+    return render(request, "scoring/score.html", _panel_context(game, user=request.user))
 
 
 @login_required
@@ -535,6 +551,31 @@ def correct(request, pk: int, number: int):
     if request.method == "POST":
         response[OUTCOME_HEADER] = "invalid" if form.errors else "refused" if conflict else "saved"
     return response
+
+
+@login_required
+@require_POST
+def reopen(request, pk: int):
+    """An organizer undoes a finished game's result; the reason is kept on the game."""
+    game = _viewable(request, pk)
+    if not allowed(request.user, "game.manage", game):
+        raise PermissionDenied(gettext("Only the event's organizers reopen a finished game."))
+    reopen_form = ReopenForm(request.POST, prefix="reopen")
+    if reopen_form.is_valid():
+        reason = reopen_form.cleaned_data["reason"]
+        try:
+            services.reopen_game(game, by=request.user, reason=reason)
+        except ScoringError as error:
+            reopen_form.add_error("reason", told(error.message))
+        except services.GameConflict as error:
+            reopen_form.add_error(None, told(error.message))
+        else:
+            return _redirect_with(
+                request, game, gettext("The game is open again: {reason}").format(reason=reason)
+            )
+    context = _panel_context(game, user=request.user)
+    context["reopen_form"] = reopen_form
+    return render(request, "scoring/score.html", context, status=400)
 
 
 def _referee_name(game: Game) -> str:

@@ -6,14 +6,9 @@ the pages); the phrases are marked so that ``makemessages`` finds them.
 
 from collections.abc import Callable
 
-from scoring.rulesets import RuleSet
+from scoring.rulesets import RuleSet, gettext_noop
 
 Translate = Callable[[str], str]
-
-
-def gettext_noop(message: str) -> str:
-    """Mark a phrase for translation where it is defined; translate it where it is used."""
-    return message
 
 
 def _same(message: str) -> str:

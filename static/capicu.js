@@ -78,3 +78,21 @@
     if (pips && pips.value === "") pips.value = "0";
   });
 })();
+// A stage form shows the options of the chosen format only (all of them without script);
+// an option with an error stays in view.
+(function () {
+  "use strict";
+  function fit(form) {
+    var chosen = form.querySelector('[name="format"]').value;
+    form.querySelectorAll("[data-formats]").forEach(function (box) {
+      var wanted = box.getAttribute("data-formats").split(" ").indexOf(chosen) >= 0;
+      box.hidden = !wanted && !box.querySelector(".has-error");
+    });
+  }
+  function each() { document.querySelectorAll("form[data-stage-form]").forEach(fit); }
+  document.addEventListener("DOMContentLoaded", each);
+  document.addEventListener("change", function (event) {
+    var form = event.target.form;
+    if (event.target.name === "format" && form && form.hasAttribute("data-stage-form")) fit(form);
+  });
+})();

@@ -1,4 +1,11 @@
-"""Organizer forms: a tournament from a preset, its stages and its tiebreak order."""
+"""Organizer forms: a tournament from a preset, its settings, its stages, and finishing one.
+
+Numbers are typed in text boxes (``inputmode`` brings up the phone's number pad): a number
+box would send letters as nothing at all, and the organizer would read "This field is
+required." instead of what is wrong."""
+
+import zoneinfo
+from functools import cache
 
 from django import forms
 from django.utils.translation import gettext
@@ -7,11 +14,27 @@ from django.utils.translation import gettext_lazy as _
 from scoring import wording
 from scoring.bounds import PENALTY_RANGE, TARGET_RANGE
 from scoring.rulesets import CHOICES, PLAY_CLOCK_RANGE, PRESETS, get_ruleset
-from tournaments.bounds import ROUNDS_RANGE
-from tournaments.models import Stage
+from tournaments.bounds import (
+    ADVANCING_RANGE,
+    PLACEMENT_POINTS_RANGE,
+    POOLS_RANGE,
+    ROUNDS_RANGE,
+    STAGE_SETTING_RANGES,
+)
+from tournaments.entries import MAX_NAME
+from tournaments.models import Stage, Tournament
 from tournaments.standings import METRICS
 
 TIEBREAK_SLOTS = 6
+# The rule-set fields an organizer may change from the preset.
+RULE_FIELDS = (
+    "target",
+    "in_play_scoring",
+    "rounding",
+    "block_tie",
+    "penalty_points",
+    "play_clock_seconds",
+)
 
 _READABLE = {
     "rounding": {"none": _("exact, not rounded"), "nearest_5": _("to the nearest five")},
@@ -37,52 +60,44 @@ def preset_lines() -> list[dict]:
     ]
 
 
-# The rule-set fields the new-tournament form lets an organizer change.
-RULE_FIELDS = (
-    "target",
-    "in_play_scoring",
-    "rounding",
-    "block_tie",
-    "penalty_points",
-    "play_clock_seconds",
-)
-
-
-class TournamentForm(forms.Form):
-    """A new tournament: the preset's values filled in, changed where the event differs."""
-
-    name = forms.CharField(max_length=200)
-    table_size = forms.TypedChoiceField(label=_("Players at a table"), coerce=int)
-    target = forms.IntegerField(
-        label=_("Points to win"), min_value=TARGET_RANGE[0], max_value=TARGET_RANGE[1]
+def whole_number(label, bounds: tuple[int, int], *, required: bool = True, help_text=""):
+    """A whole number typed in a text box and read within ``bounds``."""
+    return forms.IntegerField(
+        label=label,
+        min_value=bounds[0],
+        max_value=bounds[1],
+        required=required,
+        help_text=help_text,
+        widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
     )
+
+
+@cache
+def time_zones() -> list[tuple[str, str]]:
+    return [(zone, zone) for zone in sorted(zoneinfo.available_timezones())]
+
+
+class RulesForm(forms.Form):
+    """The rules a tournament plays (a preset's values, changed where the event differs)
+    and the order that breaks ties in its standings."""
+
+    table_size = forms.TypedChoiceField(label=_("Players at a table"), coerce=int)
+    target = whole_number(_("Points to win"), TARGET_RANGE)
     in_play_scoring = forms.BooleanField(label=_("Points score during play"), required=False)
     rounding = forms.ChoiceField(label=_("Awards rounded"))
     block_tie = forms.ChoiceField(label=_("A tied block"))
-    penalty_points = forms.IntegerField(
-        label=_("Points a penalty costs"), min_value=PENALTY_RANGE[0], max_value=PENALTY_RANGE[1]
-    )
-    play_clock_seconds = forms.IntegerField(
-        label=_("Seconds per play (play clock)"),
+    penalty_points = whole_number(_("Points a penalty costs"), PENALTY_RANGE)
+    play_clock_seconds = whole_number(
+        _("Seconds per play (play clock)"),
+        PLAY_CLOCK_RANGE,
         required=False,
-        min_value=PLAY_CLOCK_RANGE[0],
-        max_value=PLAY_CLOCK_RANGE[1],
         help_text=_("Blank: no play clock."),
     )
-    public = forms.BooleanField(
-        label=_("Public: anyone can follow it"), required=False, initial=True
-    )
-    stage_name = forms.CharField(label=_("First stage"), max_length=120, initial="Round robin")
-    stage_format = forms.ChoiceField(label=_("Format"), choices=Stage.Format.choices)
-    rounds = forms.IntegerField(
-        label=_("Rounds"), required=False, min_value=ROUNDS_RANGE[0], max_value=ROUNDS_RANGE[1],
-        help_text=_("Blank: everyone meets everyone (round robin) or the bracket's own length."),
-    )  # fmt: skip
 
-    def __init__(self, *args, preset: str, **kwargs):
+    def __init__(self, *args, preset: str, rules=None, tiebreak_order=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.preset = PRESETS[preset]
-        self.rules = get_ruleset(preset)
+        self.rules = rules or get_ruleset(preset)
         self.fields["table_size"].choices = [(n, str(n)) for n in self.preset.players]
         self.fields["rounding"].choices = [
             (c, _READABLE["rounding"][c]) for c in CHOICES["rounding"]
@@ -92,16 +107,24 @@ class TournamentForm(forms.Form):
         ]
         for field in RULE_FIELDS:
             self.fields[field].initial = getattr(self.rules, field)
-        self.fields["table_size"].initial = self.preset.default_players
+        self.fields["table_size"].initial = (
+            self.rules.players if rules is not None else self.preset.default_players
+        )
         metrics = [("", "—")] + [(key, _(metric.label)) for key, metric in METRICS.items()]
-        defaults = list(get_default_order())
+        order = list(tiebreak_order or get_default_order())
         for index in range(TIEBREAK_SLOTS):
             self.fields[f"tiebreak_{index + 1}"] = forms.ChoiceField(
                 label=_("Tiebreak {number}").format(number=index + 1),
                 choices=metrics,
                 required=index == 0,
-                initial=defaults[index] if index < len(defaults) else "",
+                initial=order[index] if index < len(order) else "",
             )
+
+    def rule_fields(self):
+        return [self[name] for name in ("table_size", "target", "rounding", "block_tie")] + [
+            self["penalty_points"],
+            self["play_clock_seconds"],
+        ]
 
     def tiebreak_fields(self):
         return [self[f"tiebreak_{index + 1}"] for index in range(TIEBREAK_SLOTS)]
@@ -125,15 +148,181 @@ class TournamentForm(forms.Form):
         return changed
 
 
+class TournamentForm(RulesForm):
+    """A new tournament: the preset's values filled in, changed where the event differs."""
+
+    name = forms.CharField(label=_("Name"), max_length=MAX_NAME)
+    public = forms.BooleanField(
+        label=_("Public: anyone can follow it"), required=False, initial=True
+    )
+    stage_name = forms.CharField(label=_("First stage"), max_length=120, initial=_("Round robin"))
+    stage_format = forms.ChoiceField(label=_("Format"), choices=Stage.Format.choices)
+    rounds = whole_number(
+        _("Rounds"),
+        ROUNDS_RANGE,
+        required=False,
+        help_text=_("Blank: everyone meets everyone (round robin) or the bracket's own length."),
+    )
+
+
 def get_default_order():
     from tournaments.models import default_tiebreak_order
 
     return default_tiebreak_order()
 
 
-class StageForm(forms.Form):
-    name = forms.CharField(max_length=120)
-    format = forms.ChoiceField(choices=Stage.Format.choices)
-    rounds = forms.IntegerField(
-        required=False, min_value=ROUNDS_RANGE[0], max_value=ROUNDS_RANGE[1]
+class SettingsForm(RulesForm):
+    """A tournament's settings: its name, who sees it, its time zone, and (until the
+    first game starts) its rules and how its standings count."""
+
+    name = forms.CharField(label=_("Name"), max_length=MAX_NAME)
+    public = forms.BooleanField(label=_("Public: anyone can follow it"), required=False)
+    time_zone = forms.ChoiceField(
+        label=_("Time zone"),
+        help_text=_("Every time on the event's pages is shown in this zone."),
     )
+    bye_policy = forms.ChoiceField(label=_("A bye counts as"), choices=Tournament.ByePolicy.choices)
+    include_live = forms.BooleanField(
+        label=_("Count games in play in the standings"),
+        required=False,
+        help_text=_("Otherwise the standings count finished games only."),
+    )
+
+    def __init__(self, *args, tournament: Tournament, **kwargs):
+        rules = get_ruleset(
+            tournament.ruleset_key, players=tournament.table_size, overrides=tournament.overrides
+        )
+        super().__init__(
+            *args,
+            preset=tournament.ruleset_key,
+            rules=rules,
+            tiebreak_order=tournament.tiebreak_order,
+            **kwargs,
+        )
+        self.tournament = tournament
+        self.fields["time_zone"].choices = time_zones()
+        for name in ("name", "public", "time_zone", "bye_policy", "include_live"):
+            self.fields[name].initial = getattr(tournament, name)
+        self.sides = tournament.sides_per_table
+        kept = (tournament.placement_points or {}).get(str(self.sides), {})
+        for place in range(1, self.sides + 1):
+            self.fields[f"place_{place}"] = forms.FloatField(
+                label=_("Place {place}").format(place=place),
+                required=False,
+                min_value=PLACEMENT_POINTS_RANGE[0],
+                max_value=PLACEMENT_POINTS_RANGE[1],
+                initial=kept.get(str(place)),
+                widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}),
+            )
+
+    def placement_fields(self):
+        return [self[f"place_{place}"] for place in range(1, self.sides + 1)]
+
+    def placement_points(self) -> dict:
+        """The tournament's table with this size's row as typed (blank: the default)."""
+        table = {
+            size: places
+            for size, places in (self.tournament.placement_points or {}).items()
+            if size != str(self.sides)
+        }
+        row = {}
+        for place in range(1, self.sides + 1):
+            value = self.cleaned_data.get(f"place_{place}")
+            if value is not None:
+                row[str(place)] = int(value) if float(value).is_integer() else value
+        if row:
+            table[str(self.sides)] = row
+        return table
+
+
+class StageForm(forms.Form):
+    """A stage added to the tournament, with the options its format takes."""
+
+    name = forms.CharField(label=_("Stage name"), max_length=120)
+    format = forms.ChoiceField(label=_("Format"), choices=Stage.Format.choices)
+    rounds = whole_number(
+        _("Rounds"),
+        ROUNDS_RANGE,
+        required=False,
+        help_text=_("Blank: the format's own (a round robin: until everyone has met everyone)."),
+    )
+    pools = whole_number(
+        _("Pools"),
+        POOLS_RANGE,
+        required=False,
+        help_text=_("Pools only: how many groups the field is split into."),
+    )
+    advance = whole_number(
+        _("Go through from each table or pool"),
+        STAGE_SETTING_RANGES["advance"],
+        required=False,
+        help_text=_(
+            "A bracket: how many go through from each table (it must divide the table "
+            "size). Pools: how many of each pool go through when the stage finishes."
+        ),
+    )
+    grand_final_reset = forms.BooleanField(
+        label=_("Grand final reset"),
+        required=False,
+        initial=True,
+        help_text=_(
+            "Double elimination: if the finalist from the losers' bracket wins the final, "
+            "a second final decides."
+        ),
+    )
+
+    def clean(self):
+        data = super().clean()
+        kind = data.get("format")
+        if kind == "pools" and not data.get("pools") and "pools" not in self.errors:
+            self.add_error("pools", _("Say how many pools."))
+        elif kind != "pools" and data.get("pools"):
+            self.add_error("pools", _("Only a pools stage is split into pools."))
+        if data.get("advance") and kind not in ("pools", "single_elimination"):
+            self.add_error(
+                "advance", _("Only a single-elimination bracket or pools send some through.")
+            )
+        return data
+
+    def settings(self) -> dict:
+        """The stage's settings, as the pairing engines read them."""
+        data = self.cleaned_data
+        kind = data["format"]
+        settings = {}
+        for name in ("rounds", "pools", "advance"):
+            if data.get(name):
+                settings[name] = data[name]
+        if kind == "double_elimination":
+            settings["grand_final_reset"] = bool(data.get("grand_final_reset"))
+        return settings
+
+
+class FinishForm(forms.Form):
+    """How many of a stage go through to the next: the top overall or the top of each
+    pool."""
+
+    top = whole_number(
+        _("Top overall"),
+        ADVANCING_RANGE,
+        required=False,
+        help_text=_("Blank: everyone still in the stage goes through."),
+    )
+    per_pool = whole_number(
+        _("Top of each pool"), ADVANCING_RANGE, required=False, help_text=_("Pools only.")
+    )
+
+    def __init__(self, *args, stage: Stage, last: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.stage = stage
+        if last:  # nobody goes anywhere: the last stage's standings are the result
+            self.fields.clear()
+        elif stage.format == "pools":
+            self.fields["per_pool"].initial = stage.settings.get("advance")
+        else:
+            del self.fields["per_pool"]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("top") and data.get("per_pool"):
+            self.add_error("top", _("Choose the top overall or the top of each pool, not both."))
+        return data

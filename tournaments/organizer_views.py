@@ -25,11 +25,27 @@ from scoring.bounds import ID_MAX, digits
 from scoring.models import Game
 from scoring.rulesets import PRESETS, ScoringError
 from tournaments import selectors, services
-from tournaments.bounds import ADVANCING_RANGE, ROUNDS_RANGE, SEED_RANGE
-from tournaments.forms import TournamentForm, preset_lines
-from tournaments.models import Entrant, Invitation, Match, Round, Staff, Stage, Tournament
+from tournaments.bounds import SEED_RANGE
+from tournaments.forms import (
+    RULE_FIELDS,
+    FinishForm,
+    SettingsForm,
+    StageForm,
+    TournamentForm,
+    preset_lines,
+)
+from tournaments.models import (
+    Entrant,
+    Invitation,
+    Match,
+    MatchSeat,
+    Round,
+    Staff,
+    Stage,
+    Tournament,
+)
 from tournaments.standings import METRICS
-from tournaments.views import managed_tournament
+from tournaments.views import format_unless_named, managed_tournament
 
 LONG_GAME = timedelta(minutes=75)
 
@@ -78,7 +94,13 @@ def new_tournament(request):
     return render(
         request,
         "tournaments/organize/new.html",
-        {"form": form, "preset": PRESETS[preset], "summary": form.rules, "metrics": metrics},
+        {
+            "form": form,
+            "preset": PRESETS[preset],
+            "description": gettext(PRESETS[preset].description),
+            "summary": form.rules,
+            "metrics": metrics,
+        },
         status=400 if form.errors else 200,
     )
 
@@ -167,12 +189,48 @@ def manage(request, slug: str):
             "roles": Staff.Role.choices,
             "attention": _attention(stage),
             "statuses": Tournament.Status.choices,
-            "formats": Stage.Format.choices,
+            "stage_format": format_unless_named(stage),
+            "stage_options": stage_options(stage) if stage else [],
+            "stage_form": StageForm(),
             "paste": request.session.pop("paste_text", ""),
             "paste_problems": request.session.pop("paste_problems", []),
             "new_credentials": request.session.pop("new_credentials", None),
         },
     )
+
+
+def stage_options(stage: Stage) -> list[str]:
+    """A stage's options in words, for its line on the manage page."""
+    settings = stage.settings or {}
+    said = []
+    if settings.get("rounds"):
+        said.append(
+            ngettext("{count} round", "{count} rounds", settings["rounds"]).format(
+                count=settings["rounds"]
+            )
+        )
+    if settings.get("pools"):
+        said.append(
+            ngettext("{count} pool", "{count} pools", settings["pools"]).format(
+                count=settings["pools"]
+            )
+        )
+    if settings.get("advance"):
+        if stage.format == "pools":
+            said.append(
+                gettext("top {count} of each pool go through").format(count=settings["advance"])
+            )
+        else:
+            said.append(
+                gettext("top {count} of each table go through").format(count=settings["advance"])
+            )
+    if stage.format == "double_elimination":
+        said.append(
+            gettext("grand final reset")
+            if settings.get("grand_final_reset", True)
+            else gettext("no grand final reset")
+        )
+    return said
 
 
 # --- actions ------------------------------------------------------------------------------
@@ -296,21 +354,6 @@ def _do_seed(request, tournament):
     return gettext("{name} is now seed {value}.").format(name=entrant.name, value=seed)
 
 
-def _do_add_stage(request, tournament):
-    rounds = _number(
-        request, "rounds", ROUNDS_RANGE, gettext("Rounds: a whole number from {low} to {high}.")
-    )
-    settings = {"rounds": rounds} if rounds else {}
-    stage = services.add_stage(
-        tournament,
-        by=request.user,
-        name=request.POST.get("name", ""),
-        format=request.POST.get("format", ""),
-        settings=settings,
-    )
-    return gettext("Added stage {order}: {name}.").format(order=stage.order, name=stage.name)
-
-
 def _do_generate(request, tournament):
     stage = _stage(tournament, request.POST.get("stage"))
     round_ = services.generate_round(stage, by=request.user)
@@ -329,6 +372,23 @@ def _do_generate(request, tournament):
 def _do_publish(request, tournament):
     round_ = services.publish_round(_round(tournament, request.POST.get("round")), by=request.user)
     return gettext("Round {number} is published: players can see their tables.").format(
+        number=round_.number
+    )
+
+
+def _do_delete_round(request, tournament):
+    round_ = _round(tournament, request.POST.get("round"))
+    services.delete_draft_round(round_, by=request.user)
+    return gettext("Draft round {number} deleted; nothing of it was published.").format(
+        number=round_.number
+    )
+
+
+def _do_regenerate_round(request, tournament):
+    round_ = services.regenerate_round(
+        _round(tournament, request.POST.get("round")), by=request.user
+    )
+    return gettext("Round {number} paired again, still a draft. Review it, then publish.").format(
         number=round_.number
     )
 
@@ -370,24 +430,6 @@ def _do_assign(request, tournament):
         )
     return gettext("{username} referees table {table_number}.").format(
         username=referee.username, table_number=match.table_number
-    )
-
-
-def _do_finish_stage(request, tournament):
-    stage = _stage(tournament, request.POST.get("stage"))
-    top = _number(
-        request,
-        "top",
-        ADVANCING_RANGE,
-        gettext("How many go through: a whole number from {low} to {high}, or blank for all."),
-    )
-    following = services.finish_stage(stage, by=request.user, top=top)
-    if following is None:
-        return gettext(
-            "{name} finished; it was the last stage, so the tournament is finished."
-        ).format(name=stage.name)
-    return gettext("{name} finished; {name2} is seeded from its standings.").format(
-        name=stage.name, name2=following.name
     )
 
 
@@ -468,12 +510,12 @@ ACTIONS = {
     "check-in": _do_check_in,
     "withdraw": _do_withdraw,
     "seed": _do_seed,
-    "add-stage": _do_add_stage,
     "generate": _do_generate,
     "publish": _do_publish,
     "swap": _do_swap,
     "assign": _do_assign,
-    "finish-stage": _do_finish_stage,
+    "delete-round": _do_delete_round,
+    "regenerate-round": _do_regenerate_round,
     "create-referee": _do_create_referee,
     "token": _do_token,
     "invite": _do_invite,
@@ -520,3 +562,162 @@ def answer_invitation(request, pk: int, answer: str):
     if staff.role == Staff.Role.ORGANIZER:
         return redirect("manage-tournament", slug=invitation.tournament.slug)
     return redirect("my-tables")
+
+
+# --- pages of their own: a form that answers in its fields ---------------------------------
+
+
+def _refuse(form, error) -> None:
+    """Put a service's refusal on the field it names (else above the form)."""
+    field = getattr(error, "field", None)
+    form.add_error(field if field in form.fields else None, told(error.message))
+
+
+def _locked(tournament: Tournament) -> dict[str, bool]:
+    """Which settings can no longer change: the rules once a round is paired, how the
+    standings count once the first game has started."""
+    return {
+        "rules": Round.objects.filter(stage__tournament=tournament).exists(),
+        "standings": services.play_started(tournament),
+    }
+
+
+@login_required
+def tournament_settings(request, slug: str):
+    """The event's settings on one form; the rules and how the standings count are
+    editable until play makes them fixed."""
+    tournament = managed_tournament(request, slug)
+    locked = _locked(tournament)
+    form = SettingsForm(request.POST or None, tournament=tournament)
+    rules = ["table_size", *RULE_FIELDS]
+    counting = ["bye_policy", *(f.name for f in form.tiebreak_fields())]
+    counting += [f.name for f in form.placement_fields()]
+    for name in (rules if locked["rules"] else []) + (counting if locked["standings"] else []):
+        form.fields[name].disabled = True
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        changes = {name: data[name] for name in ("name", "public", "time_zone", "include_live")}
+        if not locked["standings"]:
+            changes |= {
+                "tiebreak_order": data["tiebreak_order"],
+                "placement_points": form.placement_points(),
+                "bye_policy": data["bye_policy"],
+            }
+        if not locked["rules"]:
+            changes |= {"table_size": data["table_size"], "overrides": form.overrides()}
+        try:
+            services.update_tournament(tournament, by=request.user, **changes)
+        except (services.TournamentError, ScoringError) as error:
+            _refuse(form, error)
+        else:
+            messages.success(request, gettext("Settings saved."))
+            return redirect("manage-tournament", slug=tournament.slug)
+    metrics = [{"label": gettext(m.label), "explain": gettext(m.explain)} for m in METRICS.values()]
+    return render(
+        request,
+        "tournaments/organize/settings.html",
+        {
+            "tournament": tournament,
+            "form": form,
+            "locked": locked,
+            "metrics": metrics,
+            "now": timezone.now(),
+        },
+        status=400 if form.errors else 200,
+    )
+
+
+@login_required
+def add_stage(request, slug: str):
+    """Add a stage with its format's options; a bad value is refused in its field."""
+    tournament = managed_tournament(request, slug)
+    form = StageForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            stage = services.add_stage(
+                tournament,
+                by=request.user,
+                name=form.cleaned_data["name"],
+                format=form.cleaned_data["format"],
+                settings=form.settings(),
+            )
+        except services.TournamentError as error:
+            _refuse(form, error)
+        else:
+            messages.success(
+                request,
+                gettext("Added stage {order}: {name}.").format(order=stage.order, name=stage.name),
+            )
+            # Back to the stage being played: a stage added for later waits its turn.
+            return redirect("manage-tournament", slug=tournament.slug)
+    return render(
+        request,
+        "tournaments/organize/add_stage.html",
+        {"tournament": tournament, "form": form},
+        status=400 if form.errors else 200,
+    )
+
+
+@login_required
+def finish_stage(request, slug: str, order: int):
+    """Finishing a stage in two steps: who goes through is listed first, and nothing
+    changes until the organizer confirms that list."""
+    tournament = managed_tournament(request, slug)
+    stage = get_object_or_404(Stage, tournament=tournament, order=order)
+    following = tournament.stages.filter(order__gt=stage.order).order_by("order").first()
+    data = request.POST if request.method == "POST" else (request.GET or None)
+    form = FinishForm(data, stage=stage, last=following is None)
+    chosen, refused = [], ""
+    if not form.is_bound or form.is_valid():
+        values = form.cleaned_data if form.is_bound else {}
+        top = values.get("top")
+        per_pool = values.get(
+            "per_pool", form["per_pool"].initial if "per_pool" in form.fields else None
+        )
+        try:
+            if request.method == "POST":
+                following = services.finish_stage(
+                    stage, by=request.user, top=top, per_pool=per_pool or None
+                )
+                messages.success(request, _finished_message(stage, following))
+                return redirect(
+                    reverse("manage-tournament", args=[tournament.slug])
+                    + (f"?stage={following.order}" if following else "")
+                )
+            chosen = services.finish_preview(
+                stage, by=request.user, top=top, per_pool=per_pool or None
+            )
+        except services.TournamentError as error:
+            refused = told(error.message)
+    by_id = Entrant.objects.in_bulk(chosen)
+    pool_of = dict(
+        MatchSeat.objects.filter(round__stage=stage, entrant_id__in=chosen)
+        .filter(match__slot__startswith="P")
+        .values_list("entrant_id", "match__slot")
+    )
+    through = [
+        {"name": by_id[pk].name, "pool": pool_of.get(pk, "")[1:]} for pk in chosen if pk in by_id
+    ]
+    return render(
+        request,
+        "tournaments/organize/finish_stage.html",
+        {
+            "tournament": tournament,
+            "stage": stage,
+            "form": form,
+            "through": through,
+            "following": following,
+            "refused": refused,
+        },
+        status=400 if (form.errors or refused) else 200,
+    )
+
+
+def _finished_message(stage: Stage, following: Stage | None) -> str:
+    if following is None:
+        return gettext(
+            "{name} finished; it was the last stage, so the tournament is finished."
+        ).format(name=stage.name)
+    return gettext("{name} finished; {name2} is seeded from its standings.").format(
+        name=stage.name, name2=following.name
+    )

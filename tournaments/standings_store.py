@@ -479,4 +479,7 @@ def stage_ranking(stage: Stage, *, per_pool: int | None = None) -> list[int]:
     pools: dict[str, list[int]] = defaultdict(list)
     for entrant_id in order:
         pools[pool_of.get(entrant_id, "P?")].append(entrant_id)
-    return advancers([pools[key] for key in sorted(pools)], per_pool)
+    # Pool 10 comes after pool 9, not after pool 1.
+    return advancers(
+        [pools[key] for key in sorted(pools, key=lambda slot: (len(slot), slot))], per_pool
+    )

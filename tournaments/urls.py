@@ -28,6 +28,17 @@ urlpatterns = [
         officiating_views.disqualify,
         name="manage-disqualify",
     ),
+    path(
+        "t/<slug:slug>/manage/settings/",
+        organizer_views.tournament_settings,
+        name="tournament-settings",
+    ),
+    path("t/<slug:slug>/manage/stages/new/", organizer_views.add_stage, name="add-stage"),
+    path(
+        "t/<slug:slug>/manage/stages/<int:order>/finish/",
+        organizer_views.finish_stage,
+        name="finish-stage",
+    ),
     path("t/<slug:slug>/manage/<str:action>/", organizer_views.act, name="manage-action"),
     path(
         "t/<slug:slug>/manage/event-day/check-in/",

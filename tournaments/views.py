@@ -118,7 +118,7 @@ def _tables_context(request, tournament: Tournament, stage: Stage | None, staff:
     return {"rounds": rounds, "round": current, "tables_tag": tag, "tables_html": mark_safe(html)}
 
 
-def _format_unless_named(stage: Stage | None) -> str:
+def format_unless_named(stage: Stage | None) -> str:
     """The stage's format for its header, or "" when its name already says it."""
     if stage is None:
         return ""
@@ -143,7 +143,7 @@ def tournament_page(request, slug: str):
         "stage": stage,
         "rules_summary": wording.summary(rules, gettext),
         "rules": wording.describe(rules, gettext),
-        "stage_format": _format_unless_named(stage),
+        "stage_format": format_unless_named(stage),
         "entrant_count": tournament.entrants.filter(withdrawn=False).count(),
         "bracket": (
             selectors.bracket(stage, tournament, include_drafts=staff)

@@ -70,8 +70,11 @@ def test_organizer_runs_a_cutthroat_event_into_a_bracket(live_server, browser, s
     page.get_by_label("Format", exact=True).select_option("single_elimination")
     page.get_by_role("button", name="Add the stage").click()
     said(page, "Added stage 2: Final bracket")
-    page.get_by_label("Finish the stage; top").fill("16")
-    page.get_by_role("button", name="go to the next stage").click()
+    page.get_by_role("link", name="Finish the stage…").click()
+    page.get_by_label("Top overall").fill("16")
+    page.get_by_role("button", name="Show who goes through").click()
+    assert page.locator("ol.through li").count() == 16
+    page.get_by_role("button", name="and send them through").click()
     said(page, "Final bracket is seeded from its standings.")
     bracket = Stage.objects.get(tournament=tournament, name="Final bracket")
     assert bracket.entrants.count() == 16

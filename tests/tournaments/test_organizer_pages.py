@@ -124,14 +124,17 @@ def test_a_whole_round_from_the_manage_page(client, organizer):
     revoked = client.post("/t/copa/manage/token/", {"user": referee.pk, "revoke": "1"}, follow=True)
     assert "mesa1's token revoked." in messages_of(revoked)
 
-    early = client.post("/t/copa/manage/finish-stage/", {"stage": stage.pk}, follow=True)
-    assert "game(s) of this stage are not finished" in messages_of(early)[-1]
+    early = client.get("/t/copa/manage/stages/1/finish/")
+    assert early.status_code == 400
+    assert "Games of this stage not finished yet: 5." in early.context["refused"]
     for match in Match.objects.filter(round=round_, bye=False):
         play(match.game, organizer, random.Random(match.pk))
-    client.post("/t/copa/manage/add-stage/", {"name": "Final", "format": "single_elimination"})
-    finished = client.post(
-        "/t/copa/manage/finish-stage/", {"stage": stage.pk, "top": "16"}, follow=True
-    )
+    client.post("/t/copa/manage/stages/new/", {"name": "Final", "format": "single_elimination"})
+    listed = client.get("/t/copa/manage/stages/1/finish/", {"top": "16"})
+    assert len(listed.context["through"]) == 16
+    assert "16 go through to Final" in listed.content.decode()
+    assert Stage.objects.get(pk=stage.pk).status != Stage.Status.FINISHED  # only listed
+    finished = client.post("/t/copa/manage/stages/1/finish/", {"top": "16"}, follow=True)
     assert "Final is seeded from its standings" in messages_of(finished)[-1]
     final = Stage.objects.get(tournament=tournament, name="Final")
     assert final.entrants.count() == 16
@@ -197,29 +200,32 @@ def test_entrant_and_match_ids_beyond_any_row_are_refused(client, organizer, val
     assert not Entrant.objects.filter(checked_in=True).exists()
 
 
-@pytest.mark.parametrize("value", [*HUGE, "0", "41", "²"])
+@pytest.mark.parametrize("value", [*HUGE, "0", "41", "²", "xyz"])
 def test_stage_rounds_outside_their_range_are_refused(client, organizer, value):
     tournament, _ = make_event(organizer, slug="copa")
     client.force_login(organizer)
     response = client.post(
-        "/t/copa/manage/add-stage/",
-        {"name": "Final", "format": "swiss", "rounds": value},
-        follow=True,
+        "/t/copa/manage/stages/new/", {"name": "Final", "format": "swiss", "rounds": value}
     )
-    assert messages_of(response)[-1] == "Rounds: a whole number from 1 to 40."
+    assert response.status_code == 400
+    assert response.context["form"].errors["rounds"]
     assert Stage.objects.filter(tournament=tournament).count() == 1
 
 
-@pytest.mark.parametrize("value", [*HUGE, "0", "-1", "²"])
+@pytest.mark.parametrize("value", [*HUGE, "0", "-1", "²", "abc"])
 def test_finishing_with_a_count_outside_its_range_is_refused(client, organizer, value):
     tournament, _ = make_event(organizer, slug="copa")
+    services.add_stage(tournament, by=organizer, name="Final", format="single_elimination")
     client.force_login(organizer)
-    stage = Stage.objects.get(tournament=tournament)
-    response = client.post(
-        "/t/copa/manage/finish-stage/", {"stage": stage.pk, "top": value}, follow=True
-    )
-    assert messages_of(response)[-1].startswith("How many go through: a whole number from 1")
+    stage = Stage.objects.get(tournament=tournament, order=1)
+    listed = client.get(f"/t/copa/manage/stages/{stage.order}/finish/", {"top": value})
+    posted = client.post(f"/t/copa/manage/stages/{stage.order}/finish/", {"top": value})
+    for response in (listed, posted):
+        assert response.status_code == 400
+        assert response.context["form"].errors["top"]
+        assert not response.context["through"]
     assert Stage.objects.get(pk=stage.pk).status != Stage.Status.FINISHED
+    assert Tournament.objects.get(pk=tournament.pk).status != Tournament.Status.FINISHED
 
 
 @pytest.mark.parametrize(

@@ -21,11 +21,14 @@ from tournaments.services.entrants import (
     withdraw,
 )
 from tournaments.services.events import (
+    SCORING_SETTINGS,
     create_tournament,
+    play_started,
     update_tournament,
 )
 from tournaments.services.forfeits import record_did_not_play
 from tournaments.services.results import (
+    finish_preview,
     finish_stage,
     record_seat_results,
     refresh_seat_results,
@@ -35,8 +38,10 @@ from tournaments.services.rounds import (
     add_stage,
     advance_bracket,
     bracket_results,
+    delete_draft_round,
     generate_round,
     publish_round,
+    regenerate_round,
     swap_seats,
 )
 from tournaments.services.staff import (
@@ -55,6 +60,7 @@ from tournaments.services.staff import (
 
 __all__ = [
     "ELIMINATION",
+    "SCORING_SETTINGS",
     "STATUS_ORDER",
     "BulkRegistrationError",
     "TournamentConflict",
@@ -72,15 +78,19 @@ __all__ = [
     "create_tournament",
     "credentials_managed_here",
     "decline_invitation",
+    "delete_draft_round",
+    "finish_preview",
     "finish_stage",
     "generate_round",
     "invite_staff",
     "issue_token",
+    "play_started",
     "preview_entrants",
     "publish_round",
     "record_did_not_play",
     "record_seat_results",
     "refresh_seat_results",
+    "regenerate_round",
     "register_entrant",
     "register_entrants",
     "remove_staff",

@@ -142,9 +142,7 @@ def create_tournament(
 ) -> Tournament:
     """Create a tournament from a preset; its creator becomes its organizer."""
     require(by, "tournament.create")
-    name = " ".join((name or "").split())
-    if not name:
-        raise TournamentError(say("Give the tournament a name."), "name")
+    name = _check_name(name)
     overrides = dict(overrides or {})
     table_size = _table_size_for(ruleset_key, table_size, overrides)
     order = _check_tiebreaks(tiebreak_order or DEFAULT_TIEBREAK_ORDER)
@@ -169,6 +167,33 @@ def create_tournament(
         )
         Staff.objects.create(tournament=tournament, user=by, role=Staff.Role.ORGANIZER)
     return tournament
+
+
+def _check_name(name: str) -> str:
+    """The tournament's name, spaces tidied, as long as an entrant's at most."""
+    from tournaments.entries import MAX_NAME
+
+    name = " ".join((name or "").split())
+    if not name:
+        raise TournamentError(say("Give the tournament a name."), "name")
+    if len(name) > MAX_NAME:
+        raise TournamentError(
+            say("Names are at most {MAX_NAME} characters.", MAX_NAME=MAX_NAME), "name"
+        )
+    return name
+
+
+# Settings that decide the standings: fixed once the first game of the event has started.
+SCORING_SETTINGS = frozenset({"tiebreak_order", "placement_points", "bye_policy"})
+
+
+def play_started(tournament: Tournament) -> bool:
+    """Whether any game of the tournament has started (a hand recorded or a result)."""
+    return (
+        Game.objects.filter(match__round__stage__tournament=tournament)
+        .exclude(status=Game.Status.SCHEDULED)
+        .exists()
+    )
 
 
 def _check_time_zone(time_zone: str) -> None:
@@ -211,6 +236,18 @@ def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
                 say("The rules cannot change once a round has been generated."),
                 sorted(rules_change)[0],
             )
+        settled = sorted(SCORING_SETTINGS & set(changes))
+        if (
+            settled
+            and any(changes[key] != getattr(tournament, key) for key in settled)
+            and play_started(tournament)
+        ):
+            raise TournamentConflict(
+                say("How the standings count cannot change once the first game has started."),
+                settled[0],
+            )
+        if "name" in changes:
+            changes["name"] = _check_name(changes["name"])
         if "status" in changes:
             _check_status_move(tournament, changes["status"])
         if "tiebreak_order" in changes:
@@ -228,6 +265,11 @@ def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
         for field, value in changes.items():
             setattr(tournament, field, value)
         tournament.save()
+        if "time_zone" in changes:
+            from tournaments.middleware import forget_time_zone
+
+            slug = tournament.slug
+            transaction.on_commit(lambda: forget_time_zone(slug))
         if "public" in changes:
             Game.objects.filter(match__round__stage__tournament=tournament).update(
                 public=tournament.public

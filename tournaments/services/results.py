@@ -35,9 +35,14 @@ def _stage_games_state(stage: Stage) -> tuple[int, int, int]:
 def _check_finishable(stage: Stage, state: tuple[int, int, int]) -> None:
     if stage.status == Stage.Status.FINISHED:
         raise TournamentConflict(say("This stage is already finished."), "stage")
+    if not state[0]:
+        raise TournamentConflict(
+            say("No game of this stage has been played: pair and play its rounds first."),
+            "stage",
+        )
     if state[1]:
         raise TournamentConflict(
-            say("{value} game(s) of this stage are not finished.", value=state[1]), "stage"
+            say("Games of this stage not finished yet: {value}.", value=state[1]), "stage"
         )
 
 
@@ -77,6 +82,20 @@ def finish_stage(
         say("Results of this stage keep changing; finish it once the tables are settled."),
         "stage",
     )
+
+
+def finish_preview(
+    stage: Stage, *, by, top: int | None = None, per_pool: int | None = None
+) -> list[int]:
+    """Who would go through if the stage finished now (entrant ids, in seeding order),
+    after the same checks as ``finish_stage``; nothing is written."""
+    from tournaments.standings_store import stage_ranking
+
+    require(by, "tournament.manage", stage.tournament)
+    stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
+    _check_finishable(stage, _stage_games_state(stage))
+    ranking = stage_ranking(stage, per_pool=per_pool)
+    return ranking[:top] if top else ranking
 
 
 def _close_stage(tournament: Tournament, stage: Stage, chosen: list[int]) -> Stage | None:

@@ -516,3 +516,45 @@ def _flag_changed_successors(stage: Stage, pairing, taken: dict[str, Match]) -> 
                 "check it before play goes on."
             )
             match.save(update_fields=["needs_attention", "attention_reason"])
+
+
+def delete_draft_round(round_: Round, *, by) -> Stage:
+    """Throw away a round still in draft: its tables, seats and (unplayed, held) games.
+
+    A stage left without rounds is pending again, so that its settings read as new."""
+    from scoring.models import Game
+
+    with transaction.atomic():
+        tournament = _lock_tournament(round_.stage.tournament)
+        require(by, "tournament.manage", tournament)
+        round_ = Round.objects.select_for_update().select_related("stage").get(pk=round_.pk)
+        stage = round_.stage
+        if round_.status != Round.Status.DRAFT:
+            raise TournamentConflict(
+                say(
+                    "Round {number} is published: only a draft round can be deleted.",
+                    number=round_.number,
+                ),
+                "round",
+            )
+        games = list(
+            Match.objects.filter(round=round_, game__isnull=False).values_list("game_id", flat=True)
+        )
+        round_.delete()  # its matches and seats go with it
+        Game.objects.filter(pk__in=games, held=True).delete()
+        if not stage.rounds.exists() and stage.status == Stage.Status.RUNNING:
+            stage.status = Stage.Status.PENDING
+            stage.save(update_fields=["status"])
+        _forget_live_parts(tournament.pk)
+    return stage
+
+
+def regenerate_round(round_: Round, *, by, seed: int | None = None) -> Round:
+    """Pair a draft round afresh (another draw where the format leaves a choice)."""
+    import secrets
+
+    with transaction.atomic():
+        stage = delete_draft_round(round_, by=by)
+        return generate_round(
+            stage, by=by, seed=secrets.randbelow(2**31 - 1) if seed is None else seed
+        )
