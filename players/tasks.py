@@ -5,6 +5,7 @@ from datetime import timedelta
 
 from celery import shared_task
 from django.core.mail import send_mail
+from django.db.models import F
 from django.utils import timezone
 
 from players.models import Notice
@@ -28,11 +29,11 @@ def send_notice(self, notice_id: int) -> bool:
         send_mail(notice.subject, notice.body, None, [notice.to])
     except Exception as error:
         Notice.objects.filter(pk=notice_id).update(
-            attempts=notice.attempts + 1, last_error=str(error)[:300]
+            attempts=F("attempts") + 1, last_error=str(error)[:300]
         )
         raise self.retry(exc=error, countdown=30 * 2**self.request.retries) from error
     Notice.objects.filter(pk=notice_id, sent_at__isnull=True).update(
-        sent_at=timezone.now(), attempts=notice.attempts + 1, last_error=""
+        sent_at=timezone.now(), attempts=F("attempts") + 1, last_error=""
     )
     return True
 

@@ -210,14 +210,20 @@ def _create_entrants(
     players = players_for(people, choices)
     _check_players_free(tournament, players)
     seed = _next_seed(tournament)
+    taken = {name.casefold() for name in tournament.entrants.values_list("name", flat=True)}
     made, index = [], 0
     for offset, entry in enumerate(entries):
         own = players[index : index + len(entry.names)]
         index += len(entry.names)
+        # A known player enters under their own name (the list may have a variant of it).
+        label = " & ".join(player.display_name for player in own)
+        if label.casefold() in taken:
+            raise TournamentError(say("{label} is already registered.", label=label), "entrants")
+        taken.add(label.casefold())
         made.append(
             Entrant(
                 tournament=tournament,
-                name=entry.label,
+                name=label,
                 player=own[0],
                 partner=own[1] if len(own) > 1 else None,
                 seed=seed + offset,
