@@ -9,12 +9,12 @@ from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.models import Player
 from accounts.permissions import allowed
-from accounts.players import NEW, look_up_all
+from accounts.players import NEW, look_up_all, similar_players
 from domain.errors import DomainError
 from domain.i18n import told
 from players import identity, registration, selectors, tables
@@ -62,11 +62,7 @@ def player_page(request, pk: int):
     claim, duplicates = None, []
     if manages:
         claim = ClaimCode.objects.filter(player=player).first()
-        duplicates = [
-            other
-            for other in look_up_all([(player.display_name, "")])[0].candidates
-            if other.pk != player.pk
-        ]
+        duplicates = similar_players(player)
     return render(
         request,
         "players/player.html",
@@ -360,7 +356,9 @@ def paste_preview(request, slug: str):
         else:
             messages.success(
                 request,
-                gettext("Registered {count} entrants.").format(count=len(made)),
+                ngettext(
+                    "Registered {count} entrant.", "Registered {count} entrants.", len(made)
+                ).format(count=len(made)),
             )
             return redirect("manage-tournament", slug=slug)
     try:
