@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from django.db.models import Max
+from django.db.models import Max, Q
 
 from accounts.models import Player
 from domain.errors import Conflict
@@ -93,16 +93,14 @@ def look_up_all(people: list[tuple[str, str]]) -> list[Lookup]:
             near[index] = []
     if near:
         by_name: dict[str, list[int]] = {}
-        by_word: dict[str, set[str]] = {}
+        by_block: dict[tuple, set[str]] = {}
         for pk, other in Player.objects.exclude(name_key="").values_list("pk", "name_key"):
             by_name.setdefault(other, []).append(pk)
-            for word in other.split():
-                by_word.setdefault(word, set()).add(other)
+            for block in blocks(other):
+                by_block.setdefault(block, set()).add(other)
         for index in near:
             key = keys[index][0]
-            # Only names sharing a word are compared: a typo rarely hits every word, and
-            # a list of a hundred names is checked against thousands of players at once.
-            pool = set().union(*(by_word.get(word, ()) for word in key.split()))
+            pool = set().union(*(by_block.get(block, ()) for block in blocks(key)))
             near[index] = [pk for other in close_names(key, pool) for pk in by_name[other]]
         players = Player.objects.in_bulk({pk for ids in near.values() for pk in ids})
         for index, ids in near.items():
@@ -110,6 +108,24 @@ def look_up_all(people: list[tuple[str, str]]) -> list[Lookup]:
             have = {p.pk for p in lookup.candidates}
             extra = [players[pk] for pk in ids if pk in players and pk not in have]
             lookup.candidates = (lookup.candidates + extra)[:MOST_CANDIDATES]
+    return found
+
+
+def blocks(key: str) -> set[tuple]:
+    """The groups a folded name is compared within. A name is compared only with names
+    that share one of its words exactly and, in another word, the first letter or the
+    last two: one typo keeps one of those, and a list of hundreds of names is checked
+    against tens of thousands of players without comparing it with all of them (a
+    common first name alone would make a group of thousands)."""
+    words = key.split()
+    if len(words) == 1:
+        return {("1", key[:1]), ("1", key[-2:])}
+    found = set()
+    for i, word in enumerate(words):
+        for j, other in enumerate(words):
+            if i != j:
+                found.add((word, "^" + other[:1]))
+                found.add((word, "$" + other[-2:]))
     return found
 
 
@@ -121,6 +137,26 @@ def close_names(key: str, names) -> list[str]:
         key, sorted(n for n in names if n != key), n=MOST_CANDIDATES * 2, cutoff=CLOSE
     )
     return [n for n in near if _DIGITS.findall(n) == digits][:MOST_CANDIDATES]
+
+
+def similar_players(player: Player) -> list[Player]:
+    """Other players who may be the same person: the same name, or a close one."""
+    key = player.name_key or name_key(player.display_name)
+    others = Player.objects.exclude(pk=player.pk)
+    found = list(others.filter(name_key=key).order_by("pk")[:MOST_CANDIDATES])
+    words = key.split()
+    if words and len(found) < MOST_CANDIDATES:
+        pool: dict[str, list[int]] = {}
+        nearby = others.exclude(name_key=key).exclude(name_key="")
+        query = Q()
+        for word in words:
+            query |= Q(name_key__contains=word)
+        for pk, other in nearby.filter(query).values_list("pk", "name_key")[:5000]:
+            pool.setdefault(other, []).append(pk)
+        ids = [pk for other in close_names(key, pool) for pk in pool[other]]
+        near = Player.objects.in_bulk(ids)
+        found += [near[pk] for pk in ids if pk in near]
+    return found[:MOST_CANDIDATES]
 
 
 class PlayerChoiceNeeded(Conflict):
