@@ -79,7 +79,12 @@ def merge_players(keep: Player, other: Player, *, by) -> Player:
 def _repoint(other: Player, keep: Player) -> None:
     """Every row that points at ``other`` points at ``keep`` instead, whatever app it is
     in (entries, game seats, applications, and any record added later)."""
-    for relation in Player._meta.related_objects:
+    reverse = [
+        field
+        for field in Player._meta.get_fields(include_hidden=True)
+        if field.auto_created and not field.concrete and field.is_relation
+    ]
+    for relation in reverse:
         if not (relation.one_to_many or relation.one_to_one) or relation.related_model is None:
             continue
         name = relation.field.name

@@ -191,3 +191,21 @@ def test_emails_are_written_in_the_players_language(organizer, tournament):
     set_language(ana, "es")
     registration.enter(tournament, by=ana)
     assert mail.outbox[0].subject == "Está inscrito en Viernes Cut-Throat"
+
+
+def test_merging_carries_a_players_own_entries_along(organizer, tournament):
+    from players.identity import merge_players
+
+    registration.open_registration(tournament, by=organizer)
+    ana = user("Ana Rivera")
+    entry = registration.enter(tournament, by=ana)
+    services.register_entrants(
+        event(organizer, slug="old"), by=organizer, text="Ana Riviera",
+        choices={"ana riviera|": 0},
+    )  # fmt: skip
+    old = Player.objects.get(display_name="Ana Riviera")
+    merge_players(old, entry.player, by=organizer)
+    entry.refresh_from_db()
+    assert entry.player == old and old.entries.count() == 2
+    old.refresh_from_db()
+    assert old.user == ana
