@@ -25,7 +25,8 @@ MOST_CANDIDATES = 5
 NEW = 0  # the choice "a new player", beside an existing player's id
 
 _DIGITS = re.compile(r"\d+")
-_CLUB = re.compile(r"^(?P<name>.*?)\s*\((?P<club>[^()]*)\)\s*$")
+# "Name (Club)": the club in brackets after a space, at the end of the name.
+_CLUB = re.compile(r"^(?P<name>.*?\S)\s+\((?P<club>[^()]*)\)$")
 
 
 def name_key(text: str) -> str:
