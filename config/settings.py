@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "accounts",
     "scoring",
     "tournaments",
+    "players",
 ]
 
 MIDDLEWARE = [
@@ -186,6 +187,18 @@ STORAGES = {
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
+# Players' emails (entries, the waiting list, their tables) go through Django's backends;
+# the console prints them until a real backend is set. SITE_URL makes their links whole.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "capicu <noreply@localhost>")
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+
 # Redis is the broker and the cache. While it is away no request may wait on it for
 # more than a fraction of a second: every connection gives up quickly, a failed publish
 # is retried once, and the cache reads an error as a miss (config/cache.py). A hand is
@@ -240,6 +253,7 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "sweep-standings": {"task": "tournaments.tasks.sweep_standings", "schedule": 30.0},
+    "sweep-notices": {"task": "players.tasks.sweep_notices", "schedule": 60.0},
     "purge-idempotency-keys": {
         "task": "accounts.tasks.purge_idempotency_keys",
         "schedule": 3600.0,

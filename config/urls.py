@@ -13,6 +13,7 @@ api_v1 = [
     path("", api_root, name="api-root"),
     path("", include("scoring.api.urls")),
     path("", include("tournaments.api.urls")),
+    path("", include("players.api_urls")),
 ]
 
 urlpatterns = [
@@ -27,6 +28,7 @@ urlpatterns = [
     path("accounts/language/", choose_language, name="choose-language"),
     path("accounts/", account, name="account"),
     path("", include("scoring.urls")),
+    path("", include("players.urls")),
     path("", include("tournaments.urls")),
 ]
 

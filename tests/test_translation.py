@@ -23,6 +23,7 @@ COPIED_FOR_EXTRACTION = {
     "config",
     "domain",
     "locale",
+    "players",
     "scoring",
     "templates",
     "tournaments",

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 
+from accounts.models import Player
 from scoring import services as scoring
 from scoring.models import Game
 from scoring.selectors import ruleset_of
@@ -31,7 +32,10 @@ DEMO_PASSWORDS = {
     "organizer": "capicu-organizer",
     "referee1": "capicu-referee",
     "referee2": "capicu-referee",
+    "ana": "capicu-player",
 }
+# The player whose account the ``ana`` login is: she plays in the Open and in the league.
+DEMO_PLAYER = "Ana Rivera"
 
 
 @dataclass
@@ -73,6 +77,9 @@ def _users():
         user = users.filter(username=username).first() or users.create_user(username=username)
         user.set_password(password)
         user.first_name = username.capitalize()
+        if username == "ana":
+            user.first_name, user.last_name = DEMO_PLAYER.split()
+            user.email = "ana@example.org"
         user.save()
         made[username] = user
     return made
@@ -152,6 +159,11 @@ def load(seed: int = 2026) -> Demo:
     with standings_held(cup.pk):
         demo.hands += _play_bracket(stage, organizer, referees, rng)
     demo.tournaments.append(cup)
+
+    # The same people play in several events (registering a name finds its player): the
+    # Open's first sixteen make up the league's teams, and two of them play the cup too.
+    # Ana Rivera's player is the ``ana`` login's, so her account page lists her events.
+    Player.objects.filter(display_name=DEMO_PLAYER).update(user=users["ana"])
     return demo
 
 

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 
+from accounts.players import split_club
 from domain.say import say
 
 MAX_NAME = 120
@@ -13,10 +14,17 @@ class EntryLine:
 
     line: int
     names: tuple[str, ...]
+    clubs: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
         return " & ".join(self.names)
+
+    @property
+    def people(self) -> list[tuple[str, str]]:
+        """Each name with its club (``"Ana Rivera (Club Capicú)"``), or ``""``."""
+        clubs = self.clubs or ("",) * len(self.names)
+        return list(zip(self.names, clubs, strict=True))
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,8 @@ def read_entries(
                 )
             )
             continue
-        entry = EntryLine(number, names)
+        people = [split_club(name) for name in names]
+        entry = EntryLine(number, tuple(n for n, _ in people), tuple(c for _, c in people))
         key = entry.label.casefold()
         if key in taken_folded:
             problems.append(

@@ -20,6 +20,7 @@ from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import allowed
+from domain.errors import DomainError
 from domain.i18n import told
 from scoring.bounds import ID_MAX, digits
 from scoring.models import Game
@@ -533,8 +534,10 @@ def act(request, slug: str, action: str):
         raise Http404("No such action.")
     try:
         messages.success(request, handler(request, tournament))
-    except (services.TournamentError, ScoringError) as error:
+    except (services.TournamentError, ScoringError, DomainError) as error:
         messages.error(request, told(error.message))
+        if action == "register":
+            request.session["paste_text"] = request.POST.get("text", "")
     back = reverse("manage-tournament", args=[tournament.slug])
     anchor = request.POST.get("back", "")
     return redirect(back + (f"?{anchor}" if anchor.startswith(("stage=", "round=")) else ""))

@@ -38,6 +38,12 @@ def organizer_manages(user, tournament) -> bool:
     return is_organizer(user, tournament)
 
 
+@grants("entrant.check_in")
+@grants("entrant.withdraw")
+def organizer_manages_entrants(user, entrant) -> bool:
+    return is_organizer(user, entrant.tournament)
+
+
 @grants("tournament.create")
 def signed_in_creates(user, _obj) -> bool:
     return is_signed_in(user)

@@ -5,11 +5,13 @@ import io
 import pytest
 from django.contrib.auth import authenticate
 from django.core.management import CommandError, call_command
+from django.db.models import Count, Q
 from django.http import HttpRequest
 
+from accounts.models import Player
 from scoring.models import Game
 from scoring.selectors import replay_all
-from tournaments.models import Match, Round, StandingsSnapshot, Tournament
+from tournaments.models import Entrant, Match, Round, StandingsSnapshot, Tournament
 
 
 @pytest.mark.django_db(transaction=True)
@@ -56,6 +58,18 @@ def test_load_demo_builds_three_events_with_logins():
     assert replays and all(r.agrees for r in replays), [
         r.describe() for r in replays if not r.agrees
     ]
+
+    # One person, many events: the league's players are the Open's, two also play the cup,
+    # and the ``ana`` login is Ana Rivera's player.
+    ana = Player.objects.get(display_name="Ana Rivera")
+    assert ana.user.username == "ana" and "ana" in printed
+    in_events = Entrant.objects.filter(Q(player=ana) | Q(partner=ana)).values("tournament")
+    assert in_events.count() == 2
+    several = Player.objects.annotate(
+        events=Count("entries", distinct=True) + Count("partner_entries", distinct=True)
+    ).filter(events__gt=1)
+    assert several.count() == 18
+    assert Player.objects.count() == 32
 
     with pytest.raises(CommandError):
         call_command("load_demo", stdout=io.StringIO())

@@ -87,6 +87,19 @@ class EntrantSerializer(serializers.ModelSerializer):
         ]
 
 
+class PlayerChoiceSerializer(serializers.Serializer):
+    name = fields.Text(max_length=120, help_text="A name of the list, as written.")
+    club = fields.Text(max_length=120, required=False, default="")
+    player = fields.WholeNumber(
+        min_value=1, max_value=ID_MAX, allow_null=True, help_text="A known player; null: new."
+    )
+
+    def to_choice(self, data: dict) -> tuple[str, int]:
+        from accounts.players import NEW, choice_key
+
+        return choice_key(data["name"], data["club"]), data["player"] or NEW
+
+
 class EntrantCreateSerializer(serializers.Serializer):
     name = fields.Text(max_length=120, required=False, default="")
     partner_name = fields.Text(max_length=120, required=False, default="")
@@ -94,6 +107,16 @@ class EntrantCreateSerializer(serializers.Serializer):
     text = fields.Text(
         required=False, default="", help_text="A pasted list: one entrant a line, 'A & B' a team."
     )
+    players = PlayerChoiceSerializer(
+        many=True,
+        required=False,
+        default=list,
+        help_text="For names that could be a known player (a 409 lists them): which one.",
+    )
+
+    def choices(self) -> dict[str, int]:
+        chooser = PlayerChoiceSerializer()
+        return dict(chooser.to_choice(item) for item in self.validated_data["players"])
 
     def validate(self, attrs):
         if not attrs["text"] and not attrs["name"]:

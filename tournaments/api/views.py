@@ -135,7 +135,9 @@ class EntrantListView(TournamentMixin, APIView):
             body.is_valid(raise_exception=True)
             data = body.validated_data
             if data["text"]:
-                made = services.register_entrants(tournament, by=request.user, text=data["text"])
+                made = services.register_entrants(
+                    tournament, by=request.user, text=data["text"], choices=body.choices()
+                )
             else:
                 made = [
                     services.register_entrant(
@@ -144,6 +146,7 @@ class EntrantListView(TournamentMixin, APIView):
                         name=data["name"],
                         partner_name=data["partner_name"],
                         seed=data["seed"],
+                        choices=body.choices(),
                     )
                 ]
             return Response(s.EntrantSerializer(made, many=True).data, status=201)

@@ -3,12 +3,13 @@
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from accounts.models import Player
-from accounts.permissions import require
+from accounts.permissions import allowed, require
+from accounts.players import players_for, split_club
 from domain.say import say
 from scoring.bounds import within
 from tournaments.bounds import SEED_RANGE
@@ -25,10 +26,7 @@ from tournaments.services.common import (
     _forget_live_parts,
     _lock_tournament,
 )
-
-
-def _player(name: str) -> Player:
-    return Player.objects.create(display_name=name)
+from tournaments.signals import entrant_withdrawn
 
 
 def _next_seed(tournament: Tournament) -> int:
@@ -44,46 +42,92 @@ def register_entrant(
     player: Player | None = None,
     partner: Player | None = None,
     seed: int | None = None,
+    choices: dict[str, int] | None = None,
 ) -> Entrant:
-    """Enter a player (or, for Partners, a team of two) in the tournament."""
+    """Enter a player (or, for Partners, a team of two) in the tournament.
+
+    A name (``"Ana Rivera (Club)"`` gives the club) is the player already known by it;
+    ``choices`` settles names that could be a known player (``accounts.players``)."""
     with transaction.atomic():
         tournament = _lock_tournament(tournament)
         require(by, "tournament.manage", tournament)
-        _check_open(tournament)
-        player = player or (_player_named(name, "name"))
-        teams = tournament.is_teams
-        if teams:
-            partner = partner or (_player_named(partner_name, "partner_name"))
-            if partner.pk == player.pk:
-                raise TournamentError(say("A team needs two different players."), "partner_name")
-            label = f"{player.display_name} & {partner.display_name}"
-        else:
-            if partner is not None or partner_name:
-                raise TournamentError(
-                    say("Players enter alone in this tournament."), "partner_name"
-                )
-            label = player.display_name
-        if Entrant.objects.filter(tournament=tournament, name__iexact=label).exists():
-            raise TournamentError(say("{label} is already registered.", label=label), "name")
-        if seed is not None:
-            _check_seed(seed)
-        if seed is not None and Entrant.objects.filter(tournament=tournament, seed=seed).exists():
-            raise TournamentError(say("Seed {seed} is taken.", seed=seed), "seed")
-        _check_room(tournament, 1)
-        return Entrant.objects.create(
-            tournament=tournament,
-            name=label,
+        return admit(
+            tournament,
+            name=name,
+            partner_name=partner_name,
             player=player,
-            partner=partner if teams else None,
-            seed=seed or _next_seed(tournament),
+            partner=partner,
+            seed=seed,
+            choices=choices,
         )
 
 
-def _player_named(name: str, field: str) -> Player:
-    name = " ".join((name or "").split())
+def admit(
+    tournament: Tournament,
+    *,
+    name: str = "",
+    partner_name: str = "",
+    player: Player | None = None,
+    partner: Player | None = None,
+    seed: int | None = None,
+    choices: dict[str, int] | None = None,
+) -> Entrant:
+    """Enter a player or team in a tournament the caller has locked and cleared them for
+    (an organizer's registration, or a player's own entry accepted)."""
+    _check_open(tournament)
+    teams = tournament.is_teams
+    wanted = [(player, name, "name")]
+    if teams:
+        wanted.append((partner, partner_name, "partner_name"))
+    named = [_name_of(text, field) for given, text, field in wanted if given is None]
+    found = iter(players_for(named, choices))
+    player = player or next(found)
+    if teams:
+        partner = partner or next(found)
+        if partner.pk == player.pk:
+            raise TournamentError(say("A team needs two different players."), "partner_name")
+        label = f"{player.display_name} & {partner.display_name}"
+    else:
+        if partner is not None or partner_name:
+            raise TournamentError(say("Players enter alone in this tournament."), "partner_name")
+        label = player.display_name
+    _check_players_free(tournament, [player, partner] if teams else [player])
+    if Entrant.objects.filter(tournament=tournament, name__iexact=label).exists():
+        raise TournamentError(say("{label} is already registered.", label=label), "name")
+    if seed is not None:
+        _check_seed(seed)
+    if seed is not None and Entrant.objects.filter(tournament=tournament, seed=seed).exists():
+        raise TournamentError(say("Seed {seed} is taken.", seed=seed), "seed")
+    _check_room(tournament, 1)
+    return Entrant.objects.create(
+        tournament=tournament,
+        name=label,
+        player=player,
+        partner=partner if teams else None,
+        seed=seed or _next_seed(tournament),
+    )
+
+
+def _check_players_free(tournament: Tournament, players: list[Player]) -> None:
+    """A player enters a tournament once: alone, or in one team."""
+    ids = [player.pk for player in players]
+    if len(set(ids)) != len(ids):
+        twice = next(p for n, p in enumerate(players) if p.pk in ids[:n])
+        raise TournamentError(say("{name} is listed twice.", name=twice.display_name), "entrants")
+    entered = (
+        Entrant.objects.filter(tournament=tournament)
+        .filter(models.Q(player_id__in=ids) | models.Q(partner_id__in=ids))
+        .first()
+    )
+    if entered is not None:
+        raise TournamentError(say("{label} is already registered.", label=entered.name), "name")
+
+
+def _name_of(text: str, field: str) -> tuple[str, str]:
+    name, club = split_club(text)
     if not name:
         raise TournamentError(say("Give the player's name."), field)
-    return _player(name)
+    return name, club
 
 
 def _check_room(tournament: Tournament, adding: int) -> None:
@@ -130,8 +174,13 @@ def _check_open(tournament: Tournament) -> None:
         raise TournamentConflict(say("This tournament is finished."), "tournament")
 
 
-def register_entrants(tournament: Tournament, *, by, text: str) -> list[Entrant]:
-    """Register a pasted list (one entrant a line, ``A & B`` for a team), all or nothing."""
+def register_entrants(
+    tournament: Tournament, *, by, text: str, choices: dict[str, int] | None = None
+) -> list[Entrant]:
+    """Register a pasted list (one entrant a line, ``A & B`` for a team), all or nothing.
+
+    Each name is the player already known by it; ``choices`` settles the names that could
+    be a known player (``accounts.players.players_for``)."""
     _check_paste_size(text)
     with transaction.atomic():
         tournament = _lock_tournament(tournament)
@@ -145,7 +194,7 @@ def register_entrants(tournament: Tournament, *, by, text: str) -> list[Entrant]
             raise BulkRegistrationError(problems)
         if not entries:
             raise TournamentError(say("The list has no names."), "entrants")
-        return _create_entrants(tournament, entries)
+        return _create_entrants(tournament, entries, choices)
 
 
 def preview_entrants(tournament: Tournament, text: str) -> tuple[list[EntryLine], list]:
@@ -155,19 +204,27 @@ def preview_entrants(tournament: Tournament, text: str) -> tuple[list[EntryLine]
     return read_entries(text, teams=tournament.is_teams, taken=taken)
 
 
-def _create_entrants(tournament: Tournament, entries: list[EntryLine]) -> list[Entrant]:
-    players = Player.objects.bulk_create(
-        Player(display_name=name) for entry in entries for name in entry.names
-    )
+def _create_entrants(
+    tournament: Tournament, entries: list[EntryLine], choices: dict[str, int] | None = None
+) -> list[Entrant]:
+    people = [(name, club) for entry in entries for name, club in entry.people]
+    players = players_for(people, choices)
+    _check_players_free(tournament, players)
     seed = _next_seed(tournament)
+    taken = {name.casefold() for name in tournament.entrants.values_list("name", flat=True)}
     made, index = [], 0
     for offset, entry in enumerate(entries):
         own = players[index : index + len(entry.names)]
         index += len(entry.names)
+        # A known player enters under their own name (the list may have a variant of it).
+        label = " & ".join(player.display_name for player in own)
+        if label.casefold() in taken:
+            raise TournamentError(say("{label} is already registered.", label=label), "entrants")
+        taken.add(label.casefold())
         made.append(
             Entrant(
                 tournament=tournament,
-                name=entry.label,
+                name=label,
                 player=own[0],
                 partner=own[1] if len(own) > 1 else None,
                 seed=seed + offset,
@@ -184,8 +241,9 @@ def check_in(entrant: Entrant, *, by, checked_in: bool = True, override: bool = 
 
     with transaction.atomic():
         entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
-        require(by, "tournament.manage", entrant.tournament)
-        if checked_in and not override:
+        require(by, "entrant.check_in", entrant)
+        # Only an organizer checks someone in outside the window.
+        if checked_in and not (override and allowed(by, "tournament.manage", entrant.tournament)):
             check_window(entrant.tournament)
         entrant.checked_in = checked_in
         entrant.save(update_fields=["checked_in"])
@@ -199,7 +257,7 @@ def withdraw(entrant: Entrant, *, by) -> Entrant:
 
     with transaction.atomic():
         entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
-        require(by, "tournament.manage", entrant.tournament)
+        require(by, "entrant.withdraw", entrant)
         if entrant.withdrawn:
             raise TournamentConflict(
                 say("{name} has already withdrawn.", name=entrant.name), "entrant"
@@ -209,6 +267,7 @@ def withdraw(entrant: Entrant, *, by) -> Entrant:
         entrant.save(update_fields=["withdrawn", "withdrawn_at"])
         forfeit_unplayed(entrant, by=by, reason=MatchSeat.DidNotPlay.WITHDRAWN)
         _forget_live_parts(entrant.tournament_id)  # standings mark withdrawals
+        entrant_withdrawn.send(Entrant, entrant=entrant)  # a place may free up
     return entrant
 
 

@@ -43,6 +43,9 @@ class Command(BaseCommand):
             self.stdout.write(f"  {base}/t/{tournament.slug}/   {tournament.name}")
         self.stdout.write(f"Log in at {base}/accounts/login/ with:")
         for username, password in demo.logins.items():
-            role = "organizer of every demo event" if username == "organizer" else "referee"
+            role = {
+                "organizer": "organizer of every demo event",
+                "ana": "a player in two events: her account page lists them",
+            }.get(username, "referee")
             self.stdout.write(f"  {username:<10} / {password:<18} ({role})")
         self.stdout.write(f"Referees score at {base}/referee/ ; the API is at {base}/api/docs/")

@@ -1,0 +1,245 @@
+"""One player across events: telling whether a name already belongs to a player.
+
+A player is known by their name and, where given, their club. Two names are the same
+name when they differ only in accents, case and spacing ("José  Pérez" / "jose perez");
+a name a few letters away from a known one ("Jose Peres") is a close match. A same name
+is the same player; a close match, or a name several players share, is the organizer's
+choice: the existing player or a new one. Nothing here creates a player silently beside
+one it might be.
+"""
+
+import difflib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from django.db.models import Max, Q
+
+from accounts.models import Player
+from domain.errors import Conflict
+from domain.say import say
+
+# How alike two folded names must be (difflib's ratio) to be offered as the same person.
+CLOSE = 0.85
+MOST_CANDIDATES = 5
+NEW = 0  # the choice "a new player", beside an existing player's id
+
+_DIGITS = re.compile(r"\d+")
+# "Name (Club)": the club in brackets after a space, at the end of the name.
+_CLUB = re.compile(r"^(?P<name>.*?\S)\s+\((?P<club>[^()]*)\)$")
+
+
+def name_key(text: str) -> str:
+    """``text`` with accents, case and spacing folded away: the name as compared."""
+    decomposed = unicodedata.normalize("NFKD", text or "")
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(bare.casefold().split())
+
+
+def split_club(text: str) -> tuple[str, str]:
+    """``"Ana Rivera (Club Capicú)"`` is the name ``Ana Rivera`` of the club ``Club Capicú``."""
+    text = " ".join((text or "").split())
+    found = _CLUB.match(text)
+    if found and found["name"] and found["club"].strip():
+        return found["name"], found["club"].strip()
+    return text, ""
+
+
+@dataclass
+class Lookup:
+    """What the players already known say about one name (and club)."""
+
+    name: str
+    club: str
+    same: Player | None = None
+    candidates: list[Player] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return choice_key(self.name, self.club)
+
+    @property
+    def needs_choice(self) -> bool:
+        return self.same is None and bool(self.candidates)
+
+
+def choice_key(name: str, club: str = "") -> str:
+    """How an organizer's choice for a name is filed: the folded name and club."""
+    return f"{name_key(name)}|{name_key(club)}"
+
+
+def look_up(name: str, club: str = "") -> Lookup:
+    """The player this name (and club) is, or the players it might be."""
+    return look_up_all([(name, club)])[0]
+
+
+def look_up_all(people: list[tuple[str, str]]) -> list[Lookup]:
+    """``look_up`` for a whole list, in three queries however long it is."""
+    keys = [(name_key(name), name_key(club)) for name, club in people]
+    namesakes: dict[str, list[Player]] = {}
+    wanted = {key for key, _ in keys}
+    for player in Player.objects.filter(name_key__in=wanted).order_by("pk"):
+        namesakes.setdefault(player.name_key, []).append(player)
+    found = [Lookup(name, club) for name, club in people]
+    near: dict[int, list[int]] = {}
+    for index, (key, club_key) in enumerate(keys):
+        lookup, same_name = found[index], namesakes.get(key, [])
+        same_club = [p for p in same_name if p.club_key == club_key] if club_key else []
+        if len(same_club) == 1:
+            lookup.same = same_club[0]
+        elif not club_key and len(same_name) == 1:
+            lookup.same = same_name[0]
+        else:
+            lookup.candidates = (same_club or same_name)[:MOST_CANDIDATES]
+            near[index] = []
+    if near:
+        by_name: dict[str, list[int]] = {}
+        by_block: dict[tuple, set[str]] = {}
+        for pk, other in Player.objects.exclude(name_key="").values_list("pk", "name_key"):
+            by_name.setdefault(other, []).append(pk)
+            for block in blocks(other):
+                by_block.setdefault(block, set()).add(other)
+        for index in near:
+            key = keys[index][0]
+            pool = set().union(*(by_block.get(block, ()) for block in blocks(key)))
+            near[index] = [pk for other in close_names(key, pool) for pk in by_name[other]]
+        players = Player.objects.in_bulk({pk for ids in near.values() for pk in ids})
+        for index, ids in near.items():
+            lookup = found[index]
+            have = {p.pk for p in lookup.candidates}
+            extra = [players[pk] for pk in ids if pk in players and pk not in have]
+            lookup.candidates = (lookup.candidates + extra)[:MOST_CANDIDATES]
+    return found
+
+
+def blocks(key: str) -> set[tuple]:
+    """The groups a folded name is compared within. A name is compared only with names
+    that share one of its words exactly and, in another word, the first letter or the
+    last two: one typo keeps one of those, and a list of hundreds of names is checked
+    against tens of thousands of players without comparing it with all of them (a
+    common first name alone would make a group of thousands)."""
+    words = key.split()
+    if len(words) == 1:
+        return {("1", key[:1]), ("1", key[-2:])}
+    found = set()
+    for i, word in enumerate(words):
+        for j, other in enumerate(words):
+            if i != j:
+                found.add((word, "^" + other[:1]))
+                found.add((word, "$" + other[-2:]))
+    return found
+
+
+def close_names(key: str, names) -> list[str]:
+    """Folded names a few letters from ``key`` ("jose peres" for "jose perez"); numbers
+    must agree ("player 16" is not "player 17")."""
+    digits = _DIGITS.findall(key)
+    near = difflib.get_close_matches(
+        key, sorted(n for n in names if n != key), n=MOST_CANDIDATES * 2, cutoff=CLOSE
+    )
+    return [n for n in near if _DIGITS.findall(n) == digits][:MOST_CANDIDATES]
+
+
+def similar_players(player: Player) -> list[Player]:
+    """Other players who may be the same person: the same name, or a close one."""
+    key = player.name_key or name_key(player.display_name)
+    others = Player.objects.exclude(pk=player.pk)
+    found = list(others.filter(name_key=key).order_by("pk")[:MOST_CANDIDATES])
+    words = key.split()
+    if words and len(found) < MOST_CANDIDATES:
+        pool: dict[str, list[int]] = {}
+        nearby = others.exclude(name_key=key).exclude(name_key="")
+        query = Q()
+        for word in words:
+            query |= Q(name_key__contains=word)
+        for pk, other in nearby.filter(query).values_list("pk", "name_key")[:5000]:
+            pool.setdefault(other, []).append(pk)
+        ids = [pk for other in close_names(key, pool) for pk in pool[other]]
+        near = Player.objects.in_bulk(ids)
+        found += [near[pk] for pk in ids if pk in near]
+    return found[:MOST_CANDIDATES]
+
+
+class PlayerChoiceNeeded(Conflict):
+    """Some names could be players already known: the organizer must choose for each."""
+
+    def __init__(self, lookups: list[Lookup], field_name: str = "players"):
+        names = ", ".join(lookup.name for lookup in lookups)
+        super().__init__(
+            say(
+                "Choose for {names}: an existing player or a new one (nothing was registered).",
+                names=names,
+            ),
+            field_name,
+        )
+        self.lookups = lookups
+
+    def body(self, tell) -> dict:
+        """Each name with the players it might be, so a program can choose."""
+        return {
+            "detail": tell(self.message),
+            "errors": {self.field: [tell(self.message)]},
+            "choices": [
+                {
+                    "name": lookup.name,
+                    "club": lookup.club,
+                    "candidates": [
+                        {"id": p.pk, "name": p.display_name, "club": p.club}
+                        for p in lookup.candidates
+                    ],
+                }
+                for lookup in self.lookups
+            ],
+        }
+
+
+def players_for(
+    people: list[tuple[str, str]], choices: dict[str, int] | None = None
+) -> list[Player]:
+    """The player of each ``(name, club)``: the same one when known, else the one the
+    organizer chose (``choices``: ``choice_key`` → a player's id, or ``NEW``), else a new
+    player. Raises ``PlayerChoiceNeeded`` when a name could be a known player and no
+    choice says which; call inside the transaction that uses the players."""
+    choices = choices or {}
+    lookups = look_up_all(people)
+    unresolved = [lookup for lookup in lookups if lookup.needs_choice and lookup.key not in choices]
+    if unresolved:
+        raise PlayerChoiceNeeded(_unique(unresolved))
+    players: list[Player] = []
+    made: dict[str, Player] = {}
+    for lookup in lookups:
+        chosen = choices.get(lookup.key)
+        if chosen is not None and chosen != NEW:
+            player = _chosen(lookup, chosen)
+        elif chosen is None and lookup.same is not None:
+            player = lookup.same
+        elif lookup.key in made:
+            player = made[lookup.key]
+        else:
+            player = new_player(lookup.name, lookup.club)
+            made[lookup.key] = player
+        players.append(player)
+    return players
+
+
+def _unique(lookups: list[Lookup]) -> list[Lookup]:
+    seen: dict[str, Lookup] = {}
+    for lookup in lookups:
+        seen.setdefault(lookup.key, lookup)
+    return list(seen.values())
+
+
+def _chosen(lookup: Lookup, pk: int) -> Player:
+    player = Player.objects.filter(pk=pk).first()
+    if player is None:
+        raise Conflict(say("There is no player {id}.", id=pk), "players")
+    return player
+
+
+def new_player(name: str, club: str = "", **extra) -> Player:
+    """A new player; a namesake of the same club gets the next homonym number."""
+    key, club_key = name_key(name), name_key(club)
+    taken = Player.objects.filter(name_key=key, club_key=club_key).aggregate(m=Max("homonym"))["m"]
+    return Player.objects.create(
+        display_name=name, club=club, homonym=0 if taken is None else taken + 1, **extra
+    )

@@ -1,0 +1,26 @@
+"""How players learn what happens in their events, without tournaments knowing of them."""
+
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from players.registration import entrant_withdrew
+from tournaments.models import Round
+from tournaments.signals import entrant_withdrawn
+
+
+@receiver(entrant_withdrawn, dispatch_uid="players-entrant-withdrawn")
+def move_the_waiting_list_up(sender, entrant, **kwargs):
+    entrant_withdrew(entrant)
+
+
+@receiver(post_save, sender=Round, dispatch_uid="players-round-published")
+def tell_players_their_tables(sender, instance: Round, update_fields=None, **kwargs):
+    """A round just published (``publish_round`` saves its status): each seated player
+    with an account and an email address gets their table, after the round commits."""
+    if instance.status != Round.Status.PUBLISHED or not update_fields:
+        return
+    if "status" not in update_fields:
+        return
+    from players.tables import tell_tables
+
+    tell_tables(instance)

@@ -1,0 +1,50 @@
+"""Each player's table in a round, for the email when it is published and their page."""
+
+from django.db.models import Prefetch
+
+from players import notices
+from tournaments.models import Match, MatchSeat, Round
+
+
+def seated(round_: Round):
+    """The round's tables with their seats, entrants and the entrants' players (two queries)."""
+    seats = MatchSeat.objects.select_related(
+        "entrant__player__user", "entrant__partner__user"
+    ).order_by("position")
+    return (
+        Match.objects.filter(round=round_)
+        .select_related("round__stage__tournament")
+        .prefetch_related(Prefetch("seats", queryset=seats))
+        .order_by("table_number")
+    )
+
+
+def tell_tables(round_: Round) -> int:
+    """Write every seated player with an email address their table (sent after commit)."""
+    told = 0
+    for match in seated(round_):
+        names = [seat.entrant.name for seat in match.seats.all()]
+        tournament = match.round.stage.tournament
+        for seat in match.seats.all():
+            for player in (seat.entrant.player, seat.entrant.partner):
+                if player is None or player.user is None:
+                    continue
+                context = {
+                    "tournament": tournament,
+                    "round": round_,
+                    "match": match,
+                    "names": names,
+                    "url": notices.tournament_url(tournament),
+                }
+                told += notices.notify(player.user, "table", context) is not None
+    return told
+
+
+def my_table(round_: Round | None, entrant) -> Match | None:
+    if round_ is None or entrant is None:
+        return None
+    return (
+        Match.objects.filter(round=round_, seats__entrant=entrant)
+        .prefetch_related(Prefetch("seats", queryset=MatchSeat.objects.select_related("entrant")))
+        .first()
+    )

@@ -1,0 +1,412 @@
+"""Pages about players: search, a player's events, claiming and merging, entering an
+event yourself, checking in, and the organizer's side of self-registration."""
+
+import segno
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext, ngettext
+from django.views.decorators.http import require_POST
+
+from accounts.models import Player
+from accounts.permissions import allowed
+from accounts.players import NEW, look_up_all, similar_players
+from domain.errors import DomainError
+from domain.i18n import told
+from players import identity, registration, selectors, tables
+from players.forms import RegistrationForm
+from players.models import ACTIVE, Application, ClaimCode, PlayerMerge
+from scoring.bounds import ID_MAX, digits
+from tournaments import services
+from tournaments.entries import LineProblem
+from tournaments.models import Round, Tournament
+from tournaments.views import managed_tournament
+
+Status = Application.Status
+
+
+def _player(pk: int) -> Player:
+    player = Player.objects.filter(pk=pk).first()
+    if player is None:
+        merged = PlayerMerge.objects.filter(removed_id=pk).first()
+        if merged is not None:
+            raise _Moved(merged.kept_id)
+        raise Http404("No such player.")
+    return player
+
+
+class _Moved(Exception):
+    def __init__(self, pk: int):
+        self.pk = pk
+
+
+def search(request):
+    """Find a player by name or club (accents and case aside)."""
+    text = request.GET.get("q", "")[:120]
+    found = list(selectors.search_players(text)) if text.strip() else []
+    return render(request, "players/search.html", {"q": text, "players": found})
+
+
+def player_page(request, pk: int):
+    """A player's events: entered as whom, their placing and the games played."""
+    try:
+        player = _player(pk)
+    except _Moved as moved:
+        return redirect("player-page", pk=moved.pk)
+    events = selectors.player_events(player, request.user)
+    manages = allowed(request.user, "player.manage", player)
+    claim, duplicates = None, []
+    if manages:
+        claim = ClaimCode.objects.filter(player=player).first()
+        duplicates = similar_players(player)
+    return render(
+        request,
+        "players/player.html",
+        {
+            "player": player,
+            "events": events,
+            "games": sum(line.games for line in events),
+            "manages": manages,
+            "claim": claim,
+            "duplicates": duplicates,
+            "is_me": request.user.is_authenticated and player.user_id == request.user.pk,
+        },
+    )
+
+
+@login_required
+@require_POST
+def player_action(request, pk: int, action: str):
+    """An organizer of the player's events gives a claim code or merges another player in."""
+    player = get_object_or_404(Player, pk=pk)
+    if not allowed(request.user, "player.manage", player):
+        raise PermissionDenied("Only the organizers of this player's events may do that.")
+    try:
+        if action == "claim-code":
+            claim = identity.issue_claim_code(player, by=request.user)
+            messages.success(
+                request,
+                gettext("Claim code for {name}: {code}").format(
+                    name=player.display_name, code=claim.code
+                ),
+            )
+        elif action == "merge":
+            other_id = digits(request.POST.get("other"), (1, ID_MAX))
+            other = Player.objects.filter(pk=other_id).first() if other_id else None
+            if other is None:
+                raise identity.PlayerError(gettext("Give the number of a player."), "other")
+            name = other.display_name
+            identity.merge_players(player, other, by=request.user)
+            messages.success(
+                request,
+                gettext("{other} is now one player with {name}.").format(
+                    other=name, name=player.display_name
+                ),
+            )
+        else:
+            raise Http404("No such action.")
+    except PermissionDenied:
+        messages.error(request, gettext("You may merge only players of events you organize."))
+    except DomainError as error:
+        messages.error(request, told(error.message))
+    return redirect("player-page", pk=player.pk)
+
+
+@login_required
+@require_POST
+def claim(request):
+    """The signed-in user links their account to a player with the organizer's code."""
+    try:
+        player = identity.claim_player(request.POST.get("code", ""), by=request.user)
+    except DomainError as error:
+        messages.error(request, told(error.message))
+    else:
+        messages.success(
+            request,
+            gettext("Your account is now {name}'s: their events are yours.").format(
+                name=player.display_name
+            ),
+        )
+    return redirect("account")
+
+
+# --- entering an event yourself --------------------------------------------------------
+
+
+def _visible(request, slug: str) -> Tournament:
+    tournament = get_object_or_404(Tournament, slug=slug)
+    if not allowed(request.user, "tournament.view", tournament):
+        raise Http404("No such tournament.")
+    return tournament
+
+
+def _current_round(tournament: Tournament) -> Round | None:
+    return (
+        Round.objects.filter(stage__tournament=tournament)
+        .exclude(status=Round.Status.DRAFT)
+        .order_by("-published_at", "-pk")
+        .first()
+    )
+
+
+def _mine(tournament: Tournament, user):
+    if not user.is_authenticated:
+        return None
+    return (
+        Application.objects.filter(tournament=tournament, status__in=ACTIVE)
+        .filter(Q(user=user) | Q(partner_user=user))
+        .select_related("player", "partner", "user", "partner_user", "entrant")
+        .first()
+    )
+
+
+def entry_page(request, slug: str):
+    """A player's own page of an event: enter, the partner's answer, the waiting list,
+    check in, and their table once the round is published."""
+    tournament = _visible(request, slug)
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect(f"{reverse('login')}?next={request.path}")
+        try:
+            messages.success(request, _entry_action(request, tournament))
+        except DomainError as error:
+            messages.error(request, told(error.message))
+        return redirect("self-register", slug=tournament.slug)
+    return render(request, "players/entry.html", _entry_context(request, tournament))
+
+
+def _entry_context(request, tournament: Tournament) -> dict:
+    found = registration.registration_of(tournament)
+    entrant = registration.own_entrant_in(tournament, request.user)
+    current = _current_round(tournament) if entrant else None
+    table = tables.my_table(current, entrant)
+    return {
+        "tournament": tournament,
+        "registration": found,
+        "open": registration.registration_open(tournament),
+        "check_in_open": registration.check_in_open(tournament),
+        "application": _mine(tournament, request.user),
+        "entrant": entrant,
+        "round": current,
+        "table": table,
+        "own_player": selectors.own_player(request.user),
+        "entered": entered_count(tournament),
+        "manages": allowed(request.user, "tournament.manage", tournament),
+    }
+
+
+def entered_count(tournament: Tournament) -> int:
+    return tournament.entrants.filter(withdrawn=False).count()
+
+
+def _entry_action(request, tournament: Tournament) -> str:
+    action = request.POST.get("action", "")
+    user = request.user
+    if action == "enter":
+        application = registration.enter(
+            tournament,
+            by=user,
+            name=request.POST.get("name", ""),
+            partner=request.POST.get("partner", ""),
+            new_player=request.POST.get("new_player") == "1",
+        )
+        return _status_message(application)
+    if action == "check-in":
+        present = request.POST.get("present") != "0"
+        entrant = registration.self_check_in(tournament, by=user, present=present)
+        if entrant.checked_in:
+            return gettext("You are checked in. Good luck!")
+        return gettext("You are no longer checked in.")
+    application = _mine(tournament, user)
+    if application is None:
+        raise identity.PlayerConflict(gettext("You have no entry in this event."), "tournament")
+    if action in ("accept", "decline"):
+        application = registration.answer_partner(
+            application,
+            by=user,
+            accept=action == "accept",
+            name=request.POST.get("name", ""),
+            new_player=request.POST.get("new_player") == "1",
+        )
+        return _status_message(application)
+    if action == "withdraw":
+        registration.withdraw_entry(application, by=user)
+        return gettext("Your entry is withdrawn.")
+    raise identity.PlayerError(gettext("Choose what to do."), "action")
+
+
+def _status_message(application: Application) -> str:
+    return {
+        Status.PARTNER: gettext("Your partner is asked; the entry goes on once they accept."),
+        Status.APPROVAL: gettext("Your entry waits for the organizer's approval."),
+        Status.WAITING: gettext("The event is full: you are on the waiting list."),
+        Status.ENTERED: gettext("You are entered."),
+        Status.DECLINED: gettext("You declined."),
+    }.get(application.status, application.get_status_display())
+
+
+# --- the organizer's side ----------------------------------------------------------------
+
+
+@login_required
+def manage_registration(request, slug: str):
+    """Open registration (window, capacity, approval, check-in), answer entries, show the
+    venue's check-in QR code."""
+    tournament = managed_tournament(request, slug)
+    found = registration.registration_of(tournament)
+    form = RegistrationForm(tournament=tournament, registration=found)
+    if request.method == "POST":
+        action = request.POST.get("action", "save")
+        try:
+            if action == "save":
+                form = RegistrationForm(request.POST, tournament=tournament)
+                if form.is_valid():
+                    registration.open_registration(tournament, by=request.user, **form.cleaned_data)
+                    messages.success(request, gettext("Registration settings saved."))
+                    return redirect("manage-registration", slug=slug)
+            elif action == "close":
+                registration.close_registration(tournament, by=request.user)
+                messages.success(request, gettext("Self-registration is closed."))
+                return redirect("manage-registration", slug=slug)
+            elif action in ("approve", "decline"):
+                application = _application(tournament, request.POST.get("application"))
+                registration.decide(application, by=request.user, approve=action == "approve")
+                messages.success(request, gettext("Done: {name}.").format(name=application.player))
+                return redirect("manage-registration", slug=slug)
+            else:
+                raise Http404("No such action.")
+        except DomainError as error:
+            field = error.field if error.field in form.fields else None
+            if form.is_bound and field:
+                form.add_error(field, told(error.message))
+            else:
+                messages.error(request, told(error.message))
+                return redirect("manage-registration", slug=slug)
+    url = request.build_absolute_uri(reverse("self-check-in", args=[tournament.slug]))
+    applications = (
+        Application.objects.filter(tournament=tournament)
+        .select_related("player", "partner", "user", "partner_user")
+        .order_by("status", "queued_at", "created_at", "pk")
+    )
+    return render(
+        request,
+        "players/manage_registration.html",
+        {
+            "tournament": tournament,
+            "registration": found,
+            "form": form,
+            "applications": [a for a in applications if a.status in ACTIVE],
+            "check_in_url": url,
+            "qr": segno.make(url, error="m").svg_inline(
+                scale=5, dark="#000", light="#fff", omitsize=False
+            ),
+            "entered": entered_count(tournament),
+            "zone": tournament.time_zone,
+        },
+    )
+
+
+def _application(tournament: Tournament, value) -> Application:
+    pk = digits(value, (1, ID_MAX))
+    found = Application.objects.filter(tournament=tournament, pk=pk).first() if pk else None
+    if found is None:
+        raise identity.PlayerError(gettext("Choose an entry of this event."), "application")
+    return found
+
+
+def check_in_page(request, slug: str):
+    """Where the venue's QR code leads: one button to check in (after signing in)."""
+    tournament = _visible(request, slug)
+    if not request.user.is_authenticated:
+        return redirect(f"{reverse('login')}?next={request.path}")
+    if request.method == "POST":
+        try:
+            registration.self_check_in(tournament, by=request.user)
+            messages.success(request, gettext("You are checked in. Good luck!"))
+        except DomainError as error:
+            messages.error(request, told(error.message))
+        return redirect("self-check-in", slug=tournament.slug)
+    return render(request, "players/check_in.html", _entry_context(request, tournament))
+
+
+# --- the paste preview -------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def paste_preview(request, slug: str):
+    """A pasted list line by line: each name's player (known, close to a known one, or
+    new); the organizer chooses where a name could be a known player, then registers."""
+    tournament = managed_tournament(request, slug)
+    text = request.POST.get("text", "")
+    choices = _posted_choices(request)
+    if request.POST.get("confirm") == "1":
+        try:
+            made = services.register_entrants(
+                tournament, by=request.user, text=text, choices=choices
+            )
+        except services.BulkRegistrationError as error:
+            messages.error(request, told(error.message))
+        except DomainError as error:
+            messages.error(request, told(error.message))
+        else:
+            messages.success(
+                request,
+                ngettext(
+                    "Registered {count} entrant.", "Registered {count} entrants.", len(made)
+                ).format(count=len(made)),
+            )
+            return redirect("manage-tournament", slug=slug)
+    try:
+        entries, problems = services.preview_entrants(tournament, text)
+    except DomainError as error:
+        messages.error(request, told(error.message))
+        return redirect("manage-tournament", slug=slug)
+    people = [person for entry in entries for person in entry.people]
+    found = iter(look_up_all(people))
+    lines = []
+    for entry in entries:
+        lines.append(
+            {
+                "entry": entry,
+                "people": [_person(next(found), choices) for _ in entry.people],
+            }
+        )
+    return render(
+        request,
+        "players/paste_preview.html",
+        {
+            "tournament": tournament,
+            "text": text,
+            "lines": lines,
+            "problems": [_problem(p) for p in problems],
+            "choosing": any(p["lookup"].needs_choice for line in lines for p in line["people"]),
+        },
+    )
+
+
+def _problem(problem: LineProblem) -> dict:
+    return {"line": problem.line, "text": problem.text, "message": told(problem.message)}
+
+
+def _person(lookup, choices: dict[str, int]) -> dict:
+    return {"lookup": lookup, "field": "choice-" + lookup.key, "chosen": choices.get(lookup.key)}
+
+
+def _posted_choices(request) -> dict[str, int]:
+    """``choice-<key>`` fields: a player's id, or ``new``."""
+    choices = {}
+    for name, value in request.POST.items():
+        if not name.startswith("choice-"):
+            continue
+        if value == "new":
+            choices[name[len("choice-") :]] = NEW
+        else:
+            pk = digits(value, (1, ID_MAX))
+            if pk is not None:
+                choices[name[len("choice-") :]] = pk
+    return choices

@@ -1,0 +1,142 @@
+"""One player across events: names find their player, close ones wait for a choice,
+players merge keeping every result, and claim codes link an account."""
+
+import pytest
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError
+
+from accounts.models import Player
+from accounts.players import NEW, PlayerChoiceNeeded, choice_key, look_up, name_key, split_club
+from players import identity
+from players.models import PlayerMerge
+from tests.factories import SuperuserFactory, UserFactory
+from tests.players.conftest import event
+from tests.test_pages import make_event
+from tournaments import services
+from tournaments.models import Entrant, MatchSeat
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_name_is_folded_for_accents_case_and_spacing():
+    assert name_key("  José   PÉREZ ") == name_key("jose perez") == "jose perez"
+    assert split_club("Ana Rivera (Club Capicú)") == ("Ana Rivera", "Club Capicú")
+    assert split_club("Ana Rivera") == ("Ana Rivera", "")
+
+
+def test_registering_the_same_name_in_two_events_is_one_player(organizer):
+    first, second = event(organizer, slug="one"), event(organizer, slug="two")
+    services.register_entrants(first, by=organizer, text="José Pérez\nAna Rivera")
+    services.register_entrants(second, by=organizer, text="jose  perez\nBeto Cruz")
+    assert Player.objects.count() == 3
+    jose = Player.objects.get(display_name="José Pérez")
+    assert set(Entrant.objects.filter(player=jose).values_list("tournament__slug", flat=True)) == {
+        "one",
+        "two",
+    }
+
+
+def test_a_close_name_is_not_registered_until_the_organizer_chooses(organizer):
+    first, second = event(organizer, slug="one"), event(organizer, slug="two")
+    services.register_entrants(first, by=organizer, text="José Pérez")
+    jose = Player.objects.get()
+    with pytest.raises(PlayerChoiceNeeded) as refused:
+        services.register_entrants(second, by=organizer, text="Jose Peres\nCarmen Ortiz")
+    assert [c.pk for c in refused.value.lookups[0].candidates] == [jose.pk]
+    assert not second.entrants.exists() and Player.objects.count() == 1
+
+    services.register_entrants(
+        second, by=organizer, text="Jose Peres\nCarmen Ortiz",
+        choices={choice_key("Jose Peres"): jose.pk},
+    )  # fmt: skip
+    assert second.entrants.get(name="José Pérez").player == jose
+
+
+def test_choosing_a_new_player_for_a_namesake_numbers_them_apart(organizer):
+    first, second = event(organizer, slug="one"), event(organizer, slug="two")
+    services.register_entrants(first, by=organizer, text="Ana Rivera (Club A)")
+    # Same name, no club given: the one Ana known is her.
+    services.register_entrant(second, by=organizer, name="Ana Rivera")
+    assert Player.objects.count() == 1
+    third = event(organizer, slug="three")
+    services.register_entrant(
+        third, by=organizer, name="Ana Rivera (Club A)",
+        choices={choice_key("Ana Rivera", "Club A"): NEW},
+    )  # fmt: skip
+    assert sorted(Player.objects.values_list("homonym", flat=True)) == [0, 1]
+
+
+def test_numbers_in_names_are_not_typos(organizer):
+    services.register_entrants(event(organizer), by=organizer, text="Player 16")
+    assert look_up("Player 17").candidates == []
+    assert look_up("Playr 16").candidates != []
+
+
+def test_the_database_refuses_two_players_of_one_name_club_and_number():
+    Player.objects.create(display_name="Ana", club="X")
+    with pytest.raises(IntegrityError):
+        Player.objects.create(display_name="ANA", club="x")
+
+
+def test_a_player_enters_an_event_once(organizer, tournament):
+    services.register_entrants(tournament, by=organizer, text="Ana Rivera")
+    with pytest.raises(services.TournamentError):
+        services.register_entrant(tournament, by=organizer, name="ana rivera")
+
+
+def test_merging_keeps_every_entry_and_seat_and_the_old_address_leads_on(organizer):
+    make_event(organizer, slug="one", players=4)
+    second = event(organizer, slug="two")
+    services.register_entrants(
+        second, by=organizer, text="Player 00 (Club B)\nB1\nB2\nB3",
+        choices={choice_key("Player 00", "Club B"): NEW},
+    )  # fmt: skip
+    keep = Player.objects.get(display_name="Player 00", club="")
+    other = Player.objects.get(display_name="Player 00", club="Club B")
+    seats = MatchSeat.objects.filter(entrant__player=keep).count()
+    assert seats == 1
+
+    identity.merge_players(keep, other, by=organizer)
+    assert not Player.objects.filter(pk=other.pk).exists()
+    assert Entrant.objects.filter(player=keep).count() == 2
+    assert MatchSeat.objects.filter(entrant__player=keep).count() == seats
+    assert PlayerMerge.objects.get(removed_id=other.pk).kept == keep
+    keep.refresh_from_db()
+    assert keep.club == "Club B"
+
+
+def test_two_players_of_one_event_are_not_merged(organizer, tournament):
+    services.register_entrants(tournament, by=organizer, text="Ana\nBeto")
+    ana, beto = Player.objects.order_by("display_name")
+    with pytest.raises(identity.PlayerConflict):
+        identity.merge_players(ana, beto, by=organizer)
+
+
+def test_only_organizers_of_their_events_or_a_superuser_merge(organizer):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana")
+    stranger = UserFactory(username="other-org")
+    services.register_entrants(event(stranger, slug="two"), by=stranger, text="Beto")
+    ana, beto = Player.objects.order_by("display_name")
+    with pytest.raises(PermissionDenied):
+        identity.merge_players(ana, beto, by=organizer)
+    identity.merge_players(ana, beto, by=SuperuserFactory())
+    assert Player.objects.count() == 1
+
+
+def test_a_claim_code_links_an_account_once(organizer, tournament):
+    services.register_entrants(tournament, by=organizer, text="Ana Rivera")
+    ana = Player.objects.get()
+    claim = identity.issue_claim_code(ana, by=organizer)
+    user = UserFactory(username="ana")
+    player = identity.claim_player(claim.code.lower(), by=user)
+    assert player == ana and Player.objects.get().user == user
+    with pytest.raises(identity.PlayerError):
+        identity.claim_player(claim.code, by=UserFactory())  # used up
+    with pytest.raises(identity.PlayerConflict):
+        identity.issue_claim_code(ana, by=organizer)  # already linked
+
+
+def test_a_stranger_cannot_issue_a_claim_code(organizer, tournament):
+    services.register_entrants(tournament, by=organizer, text="Ana Rivera")
+    with pytest.raises(PermissionDenied):
+        identity.issue_claim_code(Player.objects.get(), by=UserFactory())
