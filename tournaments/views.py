@@ -147,7 +147,7 @@ def tournament_page(request, slug: str):
         "entrant_count": tournament.entrants.filter(withdrawn=False).count(),
         "bracket": (
             selectors.bracket(stage, tournament, include_drafts=staff)
-            if stage and stage.format in selectors.ELIMINATION
+            if selectors.draws_bracket(stage)
             else []
         ),
     }

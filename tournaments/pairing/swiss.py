@@ -16,6 +16,7 @@ import networkx as nx
 
 from domain.say import say
 from tournaments.pairing.base import (
+    EngineBase,
     EntrantStub,
     Flag,
     PairingError,
@@ -25,6 +26,7 @@ from tournaments.pairing.base import (
     rng_for,
     table_sizes,
 )
+from tournaments.pairing.round_robin import TABLE_SIZES
 
 REMATCH = 1_000_000
 WINDOW = 48
@@ -174,13 +176,15 @@ def _swap_away_repeats(tables: list[list[EntrantStub]], rng) -> None:
             break
 
 
-class Swiss:
+class Swiss(EngineBase):
     key = "swiss"
+    needs_finished_round = True
+    keeps_withdrawn = False
 
     def validate_settings(self, settings: Mapping[str, Any], *, table_size: int) -> None:
         check_positive_int(settings, "rounds")
-        if table_size not in (2, 3, 4):
-            raise PairingError(say("Swiss rounds seat two, three or four at a table."))
+        if table_size not in TABLE_SIZES:
+            raise PairingError(say("Swiss rounds seat two to six at a table."))
 
     def total_rounds(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
         if settings.get("rounds"):
@@ -190,7 +194,9 @@ class Swiss:
             rounds += 1
         return rounds
 
-    def pair(self, entrants, *, round_number, table_size, settings, seed, results=None):
+    def pair(
+        self, entrants, *, round_number, table_size, settings, seed, results=None, schedules=None
+    ):
         field = standings_order([e for e in entrants if not e.withdrawn])
         if len(field) < 2:
             raise PairingError(say("A Swiss round needs at least two entrants."))

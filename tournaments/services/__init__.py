@@ -5,7 +5,6 @@ Games are created and scored through ``scoring.services``; these modules seat en
 tables, pair rounds and move bracket winners on. Callers import from the package."""
 
 from tournaments.services.common import (
-    ELIMINATION,
     STATUS_ORDER,
     BulkRegistrationError,
     TournamentConflict,
@@ -52,7 +51,6 @@ from tournaments.services.staff import (
 )
 
 __all__ = [
-    "ELIMINATION",
     "STATUS_ORDER",
     "BulkRegistrationError",
     "TournamentConflict",

@@ -24,6 +24,7 @@ from tournaments.services.common import (
     _forget_live_parts,
     _lock_tournament,
 )
+from tournaments.services.pairing import request_schedules
 
 
 def _player(name: str) -> Player:
@@ -69,6 +70,7 @@ def register_entrant(
         if seed is not None and Entrant.objects.filter(tournament=tournament, seed=seed).exists():
             raise TournamentError(say("Seed {seed} is taken.", seed=seed), "seed")
         _check_room(tournament, 1)
+        request_schedules(tournament.pk)  # after the commit: the field changed
         return Entrant.objects.create(
             tournament=tournament,
             name=label,
@@ -144,6 +146,7 @@ def register_entrants(tournament: Tournament, *, by, text: str) -> list[Entrant]
             raise BulkRegistrationError(problems)
         if not entries:
             raise TournamentError(say("The list has no names."), "entrants")
+        request_schedules(tournament.pk)
         return _create_entrants(tournament, entries)
 
 
@@ -182,6 +185,7 @@ def check_in(entrant: Entrant, *, by, checked_in: bool = True) -> Entrant:
         require(by, "tournament.manage", entrant.tournament)
         entrant.checked_in = checked_in
         entrant.save(update_fields=["checked_in"])
+        request_schedules(entrant.tournament_id)
     return entrant
 
 
@@ -198,6 +202,7 @@ def withdraw(entrant: Entrant, *, by) -> Entrant:
         entrant.withdrawn_at = timezone.now()
         entrant.save(update_fields=["withdrawn", "withdrawn_at"])
         _forget_live_parts(entrant.tournament_id)  # standings mark withdrawals
+        request_schedules(entrant.tournament_id)
     return entrant
 
 
@@ -230,4 +235,5 @@ def set_seed(entrant: Entrant, *, by, seed: int) -> Entrant:
         entrant.save(update_fields=["seed"])
         if holder is not None:
             Entrant.objects.filter(pk=holder.pk).update(seed=old)
+        request_schedules(tournament.pk)
     return entrant
