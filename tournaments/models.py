@@ -470,7 +470,9 @@ class StageSchedule(models.Model):
     rounds = models.PositiveSmallIntegerField(default=0, help_text="Rounds it plans.")
     repeats = models.PositiveIntegerField(default=0, help_text="Repeat meetings it has.")
     unavoidable = models.BooleanField(default=True, help_text="No schedule has fewer.")
-    message = models.CharField(max_length=300, blank=True)
+    problem = models.JSONField(
+        default=dict, blank=True, help_text="Why it failed: a message's template and values."
+    )
     requested_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

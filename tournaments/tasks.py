@@ -125,7 +125,7 @@ def request_schedule(stage_id: int) -> bool:
         defaults={
             "status": StageSchedule.Status.QUEUED,
             "requested_at": timezone.now(),
-            "message": "",
+            "problem": {},
         },
     )
     try:

@@ -18,6 +18,7 @@ urlpatterns = [
     path("organize/new/", organizer_views.new_tournament, name="new-tournament"),
     path("t/<slug:slug>/manage/", organizer_views.manage, name="manage-tournament"),
     path("t/<slug:slug>/manage/<str:action>/", organizer_views.act, name="manage-action"),
+    path("t/<slug:slug>/stages/<int:pk>/schedule/", views.stage_schedule, name="stage-schedule"),
     path("t/<slug:slug>/rounds/<int:number>/cards/", views.table_cards, name="print-cards"),
     path("t/<slug:slug>/rounds/<int:number>/sheets/", views.blank_sheets, name="print-sheets"),
     path("t/<slug:slug>/export/<str:kind>.csv", views.export, name="tournament-export"),

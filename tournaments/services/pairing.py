@@ -205,6 +205,35 @@ def pair(
     )
 
 
+# Flag values that name an entrant by id: the round's flags name them as the pages do.
+ENTRANT_PARAMS = ("id", "first", "second")
+
+
+def flag_rows(flags, names: dict[int, str]) -> list[dict]:
+    """A round's flags as stored: each message with its template and values, entrants
+    named by their names rather than their ids."""
+    from domain.say import say
+
+    rows = []
+    for flag in flags:
+        template = getattr(flag.message, "template", None)
+        params = dict(getattr(flag.message, "params", {}) or {})
+        for key in ENTRANT_PARAMS:
+            if key in params and params[key] in names:
+                params[key] = names[params[key]]
+        message = say(template, **params) if template else flag.message
+        rows.append(
+            {
+                "code": flag.code,
+                "message": str(message),
+                "template": template or str(flag.message),
+                "params": params,
+                "entrants": list(flag.entrants),
+            }
+        )
+    return rows
+
+
 # --- schedules --------------------------------------------------------------------------------
 
 
@@ -270,7 +299,7 @@ def plan_stage(stage_id: int) -> str:
         return ""
     state = StageSchedule.objects.filter(stage=stage)
     if stage.status == Stage.Status.FINISHED:
-        state.update(status=StageSchedule.Status.NOT_NEEDED, message="")
+        state.update(status=StageSchedule.Status.NOT_NEEDED, problem={})
         return StageSchedule.Status.NOT_NEEDED
     entrants = _stage_entrants(stage)
     number = next_round_number(stage)
@@ -281,7 +310,7 @@ def plan_stage(stage_id: int) -> str:
         )
         needs = request.needs() if number <= total else []
         if not needs:
-            state.update(status=StageSchedule.Status.NOT_NEEDED, message="")
+            state.update(status=StageSchedule.Status.NOT_NEEDED, problem={})
             return StageSchedule.Status.NOT_NEEDED
         state.update(
             status=StageSchedule.Status.COMPUTING,
@@ -289,11 +318,19 @@ def plan_stage(stage_id: int) -> str:
             entrants=len(needs[0].players),
             first_round=number,
             rounds=total - number + 1,
-            message="",
+            problem={},
         )
         ensure_schedules(stage, needs)
     except PairingError as error:
-        state.update(status=StageSchedule.Status.FAILED, message=str(error)[:300])
+        message = error.message if hasattr(error, "message") else str(error)
+        state.update(
+            status=StageSchedule.Status.FAILED,
+            problem={
+                "message": str(message),
+                "template": getattr(message, "template", str(message)),
+                "params": getattr(message, "params", {}),
+            },
+        )
         return StageSchedule.Status.FAILED
     entries = stored(stage, [n.key for n in needs]).values()
     state.update(

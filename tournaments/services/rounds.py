@@ -233,16 +233,7 @@ def _generate(stage: Stage, *, by, seed: int | None) -> Round:
         round_ = Round.objects.create(
             stage=stage,
             number=number,
-            flags=[
-                {
-                    "code": f.code,
-                    "message": f.message,
-                    "template": getattr(f.message, "template", f.message),
-                    "params": getattr(f.message, "params", {}),
-                    "entrants": list(f.entrants),
-                }
-                for f in result.flags
-            ],
+            flags=adapter.flag_rows(result.flags, {e.pk: e.name for e in entrants}),
         )
         _seat_tables(stage, round_, result)
         if stage.status == Stage.Status.PENDING:
