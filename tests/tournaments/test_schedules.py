@@ -248,3 +248,23 @@ def test_advancing_a_bracket_twice_seats_nobody_twice(organizer):
     advance_bracket(first.pk)
     advance_bracket(first.pk)
     assert Match.objects.filter(round__stage=stage, slot="R2-1").count() == 1
+
+
+def test_the_sweep_moves_on_winners_an_outage_left_waiting(organizer):
+    from tests.tournaments.test_services import play_out
+    from tournaments.tasks import sweep_brackets
+
+    tournament = event(organizer, 4, table_size=2)
+    stage = add_stage(tournament, by=organizer, name="Llave", format="single_elimination")
+    round_ = generate_round(stage, by=organizer)
+    publish_round(round_, by=organizer)
+    referee = event_referee(tournament)
+    import random
+
+    rng = random.Random(2)
+    for match in round_.matches.all():
+        assign_referee(match, referee, by=organizer)
+        play_out(match.game, referee, rng)  # in a test nothing commits: no task ran
+    assert not Match.objects.filter(round__stage=stage, slot="R2-1").exists()
+    assert sweep_brackets() == 1
+    assert Match.objects.filter(round__stage=stage, slot="R2-1").exists()

@@ -27,7 +27,7 @@ from tournaments.models import (
 )
 from tournaments.pairing import get_engine
 from tournaments.pairing.base import Engine, EntrantStub, PairingError, PairingResult
-from tournaments.pairing.round_robin import ScheduleNeed, compute_schedule
+from tournaments.pairing.round_robin import BYE, ScheduleNeed, compute_schedule
 
 log = logging.getLogger(__name__)
 
@@ -315,7 +315,7 @@ def plan_stage(stage_id: int) -> str:
         state.update(
             status=StageSchedule.Status.COMPUTING,
             started_at=timezone.now(),
-            entrants=len(needs[0].players),
+            entrants=sum(1 for p in needs[0].players if p != BYE),
             first_round=number,
             rounds=total - number + 1,
             problem={},
