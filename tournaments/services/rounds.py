@@ -157,6 +157,8 @@ def _prepare_schedules(stage: Stage, seed: int | None) -> None:
     from tournaments.pairing import PairingError
 
     stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
+    if not adapter.engine_of(stage).schedules:
+        return  # nothing searched ahead: Swiss and brackets pair from the results
     last = stage.rounds.order_by("-number").first()
     if stage.status == Stage.Status.FINISHED or (
         last is not None and last.status == Round.Status.DRAFT
