@@ -7,6 +7,7 @@ from domain.say import say
 from tournaments.pairing.base import (
     EngineBase,
     EntrantStub,
+    Flag,
     PairingError,
     PairingResult,
     Table,
@@ -81,6 +82,15 @@ class Pools(EngineBase):
                 seed=seed + index,
                 schedules=schedules,
             )
+            flags.extend(_renumbered(flag, len(tables)) for flag in result.flags)
             tables.extend(Table(t.entrants, bye=t.bye, pool=index + 1) for t in result.tables)
-            flags.extend(result.flags)
         return PairingResult(tuple(tables), tuple(flags))
+
+
+def _renumbered(flag: Flag, before: int) -> Flag:
+    """A pool's flag naming its table by the round's numbering (pools' tables follow on)."""
+    params = getattr(flag.message, "params", None)
+    if not before or not params or "table" not in params:
+        return flag
+    message = say(flag.message.template, **{**params, "table": params["table"] + before})
+    return Flag(flag.code, message, flag.entrants)
