@@ -1,14 +1,23 @@
-"""Time to pair one round at growing field sizes, and the table round robin's repeats.
+"""Time to pair a round as the organizer sees it, and the engines at growing field sizes.
 
-    .venv/bin/python bench/pairing.py
+    .venv/bin/python bench/pairing.py [--sizes 8-64] [--engines]
 
-Prints, for 64, 256 and 1,024 entrants in tables of four (a five-round table round robin
-and a Swiss round) and for 1,024 two-sided Swiss entrants, the seconds to pair one round
-(the median of three runs), the time per entrant against the 64-entrant run (flat or
-growing like log n means the n log n target holds), and the repeat meetings the table
-round robin reaches for 16 to 64 players over five rounds and in the record cases.
+First, in a throwaway test database, for every field of 8 to 64 at tables of four (and
+some at tables of three), a five-round round robin: the seconds the stage's schedule
+search takes (``plan_stage``, what the task runs when the stage is added or its field
+changes) and the seconds ``generate_round`` takes once it is stored (what the organizer
+waits for), each against a baseline measured in the same run (counting the event's
+entrants, one trivial query). Target: under one second a round for every field.
+
+With ``--engines``, then: for 64, 256 and 1,024 entrants in tables of four (a
+five-round table round robin and a Swiss round) and for 1,024 two-sided Swiss entrants,
+the seconds to pair one round (the median of three runs) and the time per entrant
+against the 64-entrant run; and the repeat meetings the table round robin reaches for 16
+to 64 players over five rounds and in the record cases.
 """
 
+import argparse
+import os
 import statistics
 import sys
 import time
@@ -16,6 +25,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+import django  # noqa: E402
+
+django.setup()
 
 from tournaments.pairing import get_engine  # noqa: E402
 from tournaments.pairing.base import EntrantStub  # noqa: E402
@@ -41,7 +55,76 @@ def timed(call, runs: int = 3) -> float:
     return statistics.median(samples)
 
 
+def organizer_rounds(cases: list[tuple[int, int]]) -> None:
+    from django.contrib.auth import get_user_model
+    from django.test.utils import setup_databases, setup_test_environment, teardown_databases
+
+    from tournaments import services
+    from tournaments.models import Entrant, ScheduleEntry, StageSchedule
+    from tournaments.services.pairing import plan_stage
+
+    setup_test_environment()
+    names = setup_databases(verbosity=0, interactive=False)
+    try:
+        organizer = get_user_model().objects.create_user("bench-organizer")
+        worst = 0.0
+        print("field  table  schedule search (ratio)  generate_round (ratio)  baseline query")
+        for table_size, n in cases:
+            if True:
+                if table_size == 4 and n == 5:
+                    continue
+                tournament = services.create_tournament(
+                    by=organizer,
+                    name=f"Bench {n} at {table_size}",
+                    ruleset_key="cutthroat",
+                    table_size=table_size,
+                )
+                services.register_entrants(
+                    tournament, by=organizer, text="\n".join(f"P{i:03d}" for i in range(n))
+                )
+                stage = services.add_stage(
+                    tournament,
+                    by=organizer,
+                    name="RR",
+                    format="round_robin",
+                    settings={"rounds": 5},
+                )
+                base = timed(lambda t=tournament: Entrant.objects.filter(tournament=t).count(), 5)
+                # Without a broker the task ran as the stage was added: search it afresh.
+                ScheduleEntry.objects.filter(stage=stage).delete()
+                started = time.perf_counter()
+                plan_stage(stage.pk)
+                search = time.perf_counter() - started
+                assert StageSchedule.objects.get(stage=stage).status == "ready"
+                started = time.perf_counter()
+                services.generate_round(stage, by=organizer)
+                pairing = time.perf_counter() - started
+                worst = max(worst, pairing) if table_size == 4 else worst
+                print(
+                    f"{n:5}  {table_size:5}  {search:7.3f} s ({search / base:8.0f}x)"
+                    f"        {pairing:6.3f} s ({pairing / base:6.0f}x)"
+                    f"       {base * 1000:6.2f} ms",
+                    flush=True,
+                )
+        print(f"slowest round at tables of four: {worst:.3f} s (target: under 1 s)")
+    finally:
+        teardown_databases(names, verbosity=0)
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="8-64")
+    parser.add_argument("--engines", action="store_true", help="also time the pure engines")
+    args = parser.parse_args()
+    low, high = (int(x) for x in args.sizes.split("-"))
+    cases = [(4, n) for n in range(low, high + 1)]
+    cases += [(3, n) for n in range(max(low, 9), high + 1, 6)]
+    organizer_rounds(cases)
+    if args.engines:
+        engines()
+
+
+def engines() -> None:
     cases = [
         ("table round robin, tables of 4", "round_robin", 4, {"rounds": 5}, False),
         ("Swiss, tables of 4", "swiss", 4, {}, True),

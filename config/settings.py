@@ -254,6 +254,7 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "sweep-standings": {"task": "tournaments.tasks.sweep_standings", "schedule": 30.0},
     "sweep-notices": {"task": "players.tasks.sweep_notices", "schedule": 60.0},
+    "sweep-brackets": {"task": "tournaments.tasks.sweep_brackets", "schedule": 60.0},
     "purge-idempotency-keys": {
         "task": "accounts.tasks.purge_idempotency_keys",
         "schedule": 3600.0,

@@ -486,3 +486,60 @@ class StandingsState(models.Model):
         if self.requested_at is None:
             return False
         return self.computed_at is None or self.computed_at < self.requested_at
+
+
+class StageSchedule(models.Model):
+    """Where the search of a stage's schedule stands, for the organizer's page.
+
+    The schedule itself is kept round by round in ``ScheduleEntry``; this row says
+    whether the one the next round needs is being computed, ready or failed.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        COMPUTING = "computing", _("Computing")
+        READY = "ready", _("Ready")
+        NOT_NEEDED = "not_needed", _("Not needed")
+        FAILED = "failed", _("Failed")
+
+    stage = models.OneToOneField(Stage, on_delete=models.CASCADE, related_name="schedule")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    entrants = models.PositiveIntegerField(default=0, help_text="The field it is for.")
+    first_round = models.PositiveSmallIntegerField(default=1)
+    rounds = models.PositiveSmallIntegerField(default=0, help_text="Rounds it plans.")
+    repeats = models.PositiveIntegerField(default=0, help_text="Repeat meetings it has.")
+    unavoidable = models.BooleanField(default=True, help_text="No schedule has fewer.")
+    problem = models.JSONField(
+        default=dict, blank=True, help_text="Why it failed: a message's template and values."
+    )
+    requested_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"schedule of {self.stage}"
+
+
+class ScheduleEntry(models.Model):
+    """One round's tables of a stage's schedule, searched ahead of time.
+
+    ``key`` names the round by everything its tables depend on (the field, the round,
+    the meetings already played ...), so a round finds its entry only while the field
+    and the rounds before it are the ones it was planned for.
+    """
+
+    stage = models.ForeignKey(Stage, on_delete=models.CASCADE, related_name="schedule_entries")
+    key = models.CharField(max_length=40)
+    round_number = models.PositiveSmallIntegerField()
+    tables = models.JSONField(help_text="Entrant ids per table, in seat order.")
+    repeats = models.PositiveIntegerField(default=0)
+    unavoidable = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["stage", "key"], name="schedule_entry_key_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.stage} round {self.round_number} ({self.key[:8]})"

@@ -63,12 +63,14 @@ def follow_game(
     if match is None:
         return
     from tournaments import live
-    from tournaments.services import advance_bracket
-    from tournaments.tasks import request_recompute
+    from tournaments.services.pairing import advances
+    from tournaments.tasks import request_advance, request_recompute
 
     stage = match.round.stage
     live.forget_tables(stage.tournament.slug, stage.order, match.round.number)
     if not can_move_standings(change, status, stage.tournament.include_live):
         return
-    advance_bracket(match)
+    if match.slot and advances(stage):
+        # In a task after the commit: a pairing error never fails the referee's hand.
+        request_advance(match.pk)
     request_recompute(stage.tournament_id)

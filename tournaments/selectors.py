@@ -26,7 +26,12 @@ from tournaments.models import (
 from tournaments.standings import explain, metric_text, reason_text
 from tournaments.standings_store import SnapshotDocument
 
-ELIMINATION = (Stage.Format.SINGLE_ELIMINATION, Stage.Format.DOUBLE_ELIMINATION)
+
+def draws_bracket(stage: Stage | None) -> bool:
+    """Whether the stage is a bracket (its engine seats winners as games finish)."""
+    from tournaments.pairing import get_engine
+
+    return stage is not None and get_engine(stage.format).advances
 
 
 def visible_tournaments(user):

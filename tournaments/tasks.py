@@ -107,3 +107,87 @@ def sweep_standings() -> int:
         StandingsState.objects.filter(pk=state.pk).update(queued=True, queued_at=timezone.now())
         queued += _enqueue(state.pk, state.tournament_id)
     return queued
+
+
+# --- schedules and brackets -------------------------------------------------------------------
+
+
+def request_schedule(stage_id: int) -> bool:
+    """Queue the search of a stage's schedule; the manage page shows it queued.
+
+    If the broker cannot be reached nothing is lost: generating the next round searches
+    the schedule itself (before it takes any lock).
+    """
+    from tournaments.models import StageSchedule
+
+    StageSchedule.objects.update_or_create(
+        stage_id=stage_id,
+        defaults={
+            "status": StageSchedule.Status.QUEUED,
+            "requested_at": timezone.now(),
+            "problem": {},
+        },
+    )
+    try:
+        plan_schedule.delay(stage_id)
+    except Exception:  # the broker is down, or the search failed in an eager run
+        log.warning("schedule of stage %s not planned", stage_id, exc_info=True)
+        return False
+    return True
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def plan_schedule(stage_id: int) -> str:
+    """Search and store the schedule the stage's next round needs."""
+    from tournaments.services.pairing import plan_stage
+
+    return plan_stage(stage_id)
+
+
+def request_advance(match_id: int) -> bool:
+    """Queue moving a finished bracket game's winners on; never fails the caller.
+
+    The referee's hand is saved whatever happens here: if the broker is down the sweep
+    (or the organizer's next round) seats the winners later, and an error in the
+    pairing marks the table for the organizer's attention instead of failing the hand.
+    """
+    try:
+        advance_bracket.delay(match_id)
+    except Exception:
+        log.warning("bracket after match %s not advanced", match_id, exc_info=True)
+        return False
+    return True
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def advance_bracket(match_id: int) -> int:
+    """Seat the winners of a finished bracket game (idempotent: seated tables stay)."""
+    from tournaments.models import Match
+    from tournaments.services.rounds import advance_bracket as advance
+
+    match = Match.objects.select_related("round__stage__tournament").filter(pk=match_id).first()
+    if match is None:
+        return 0
+    return len(advance(match))
+
+
+@shared_task
+def sweep_brackets() -> int:
+    """Move on the winners an outage left waiting: every running bracket, once."""
+    from tournaments.models import Match, Stage
+    from tournaments.services.pairing import advances
+
+    queued = 0
+    for stage in Stage.objects.filter(status=Stage.Status.RUNNING).select_related("tournament"):
+        if not advances(stage):
+            continue
+        first = (
+            Match.objects.filter(round__stage=stage, game__status="finished")
+            .exclude(slot="")
+            .order_by("round__number", "table_number")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if first is not None:
+            queued += request_advance(first)
+    return queued

@@ -50,6 +50,7 @@ urlpatterns = [
         eventday_views.did_not_play,
         name="manage-did-not-play",
     ),
+    path("t/<slug:slug>/stages/<int:pk>/schedule/", views.stage_schedule, name="stage-schedule"),
     path("t/<slug:slug>/rounds/<int:number>/cards/", views.table_cards, name="print-cards"),
     path("t/<slug:slug>/rounds/<int:number>/sheets/", views.blank_sheets, name="print-sheets"),
     path("t/<slug:slug>/export/<str:kind>.csv", views.export, name="tournament-export"),

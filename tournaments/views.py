@@ -147,7 +147,7 @@ def tournament_page(request, slug: str):
         "entrant_count": tournament.entrants.filter(withdrawn=False).count(),
         "bracket": (
             selectors.bracket(stage, tournament, include_drafts=staff)
-            if stage and stage.format in selectors.ELIMINATION
+            if selectors.draws_bracket(stage)
             else []
         ),
     }
@@ -415,3 +415,19 @@ def blank_sheets(request, slug: str, number: int):
             "rows": range(1, BLANK_SHEET_ROWS + 1),
         },
     )
+
+
+@login_required
+def stage_schedule(request, slug: str, pk: int):
+    """Where the search of a stage's schedule stands (the manage page polls it)."""
+    tournament = managed_tournament(request, slug)
+    stage = get_object_or_404(
+        Stage.objects.select_related("schedule"), tournament=tournament, pk=pk
+    )
+    response = render(
+        request,
+        "tournaments/organize/_schedule.html",
+        {"tournament": tournament, "stage": stage},
+    )
+    patch_cache_control(response, private=True, no_cache=True)
+    return response

@@ -65,6 +65,11 @@ class Engine(Protocol):
     """The interface of every engine in the registry."""
 
     key: str
+    reads_results: bool
+    needs_finished_round: bool
+    keeps_withdrawn: bool
+    advances: bool
+    schedules: bool
 
     def validate_settings(self, settings: Mapping[str, Any], *, table_size: int) -> None: ...
 
@@ -77,7 +82,40 @@ class Engine(Protocol):
         settings: Mapping[str, Any],
         seed: int,
         results: Mapping[str, Sequence[int]] | None = None,
+        schedules: Mapping[str, dict] | None = None,
     ) -> PairingResult: ...
+
+    def schedule_needs(
+        self,
+        entrants: Sequence[EntrantStub],
+        *,
+        round_number: int,
+        table_size: int,
+        settings: Mapping[str, Any],
+        seed: int,
+    ) -> list: ...
+
+
+class EngineBase:
+    """What an engine reads, as the adapter between the engines and the database asks.
+
+    ``reads_results``: bracket results (slot → entrant ids best first). ``needs_finished_
+    round``: it pairs from the previous round's results, so that round must be over.
+    ``keeps_withdrawn``: withdrawn entrants are handed over and keep their places (the
+    engine skips them); otherwise only those still playing are. ``advances``: it seats
+    winners as their games finish (a bracket). ``schedules`` and ``schedule_needs``: the
+    schedules a round reads, searched ahead of time and stored
+    (``round_robin.compute_schedule``).
+    """
+
+    reads_results = False
+    needs_finished_round = False
+    keeps_withdrawn = True
+    advances = False
+    schedules = False
+
+    def schedule_needs(self, entrants, *, round_number, table_size, settings, seed) -> list:
+        return []
 
 
 def table_sizes(count: int, table_size: int) -> list[int]:

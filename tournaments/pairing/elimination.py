@@ -15,6 +15,7 @@ from typing import Any
 
 from domain.say import say
 from tournaments.pairing.base import (
+    EngineBase,
     EntrantStub,
     Flag,
     PairingError,
@@ -236,8 +237,11 @@ def build_double_bracket(count: int, *, grand_final_reset: bool = True) -> list[
     return _with_rounds(slots)
 
 
-class DoubleElimination:
+class DoubleElimination(EngineBase):
     key = "double_elimination"
+    reads_results = True
+    needs_finished_round = True
+    advances = True
 
     def validate_settings(self, settings: Mapping[str, Any], *, table_size: int) -> None:
         if table_size != 2:
@@ -260,7 +264,9 @@ class DoubleElimination:
         """Every slot of the bracket, played or not (for drawing it)."""
         return self._bracket(count, settings)
 
-    def pair(self, entrants, *, round_number, table_size, settings, seed, results=None):
+    def pair(
+        self, entrants, *, round_number, table_size, settings, seed, results=None, schedules=None
+    ):
         field = ordered(entrants)
         bracket = self._bracket(len(field), settings)
         ready, settled = settle(bracket, [e.id for e in field], results or {})
@@ -280,8 +286,11 @@ class DoubleElimination:
         return PairingResult(tuple(tables), tuple(flags))
 
 
-class SingleElimination:
+class SingleElimination(EngineBase):
     key = "single_elimination"
+    reads_results = True
+    needs_finished_round = True
+    advances = True
 
     def validate_settings(self, settings: Mapping[str, Any], *, table_size: int) -> None:
         check_positive_int(settings, "advance")
@@ -312,6 +321,7 @@ class SingleElimination:
         settings: Mapping[str, Any],
         seed: int,
         results: Mapping[str, Sequence[int]] | None = None,
+        schedules=None,
     ) -> PairingResult:
         """The tables of bracket round ``round_number`` that can be played now."""
         field = ordered(entrants)

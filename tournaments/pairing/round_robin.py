@@ -4,14 +4,23 @@ Two sides a table (Partners teams, two-player Cutthroat): entrant 1 stays put wh
 others rotate one place a round; an odd field adds a bye. Who sits first (and so leads
 first where the tiles do not decide) alternates. At tables of three or four the whole
 schedule comes from ``table_round_robin`` and is cut into rounds.
+
+A schedule is searched once, ahead of the rounds (``schedule_needs`` says which, and
+``compute_schedule`` computes it, in a task); every round then reads its stored entry.
+When the field changes after the start (a late arrival), the rounds left are planned
+again around the meetings already played, two a table as well as more.
 """
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from domain.say import say
 from tournaments.pairing import table_round_robin
 from tournaments.pairing.base import (
+    EngineBase,
     EntrantStub,
     Flag,
     PairingError,
@@ -52,13 +61,15 @@ def berger_rounds(count: int) -> list[list[tuple[int | None, int | None]]]:
 
 
 MAX_DEFAULT_ROUNDS = 15
+# Two a table (Partners, two-player games) up to six (Two-box with five or six).
+TABLE_SIZES = (2, 3, 4, 5, 6)
 
 
 def rounds_in_schedule(count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
     """How many rounds the round robin has: everyone once (two sides), or as set."""
-    if table_size == 2:
-        return count - 1 if count % 2 == 0 else count
     rounds = settings.get("rounds")
+    if rounds is None and table_size == 2:
+        return count - 1 if count % 2 == 0 else count
     if rounds is None:
         # Everyone could meet everyone once in (n - 1) / (table_size - 1) rounds.
         rounds = max(1, -(-(count - 1) // (table_size - 1)))
@@ -74,16 +85,162 @@ def rounds_in_schedule(count: int, *, table_size: int, settings: Mapping[str, An
     return rounds
 
 
-class RoundRobin:
+# The phantom seat of an odd two-sided field re-planned by the search: whoever sits with
+# it has the bye, and a second bye counts as a repeat meeting with it.
+BYE = -1
+
+
+@dataclass(frozen=True)
+class ScheduleNeed:
+    """A schedule a round needs: the rounds ``first_round … total`` over ``players``.
+
+    ``key`` names it by everything it depends on (the players in seed order, the round,
+    the length, the table size, the seed and the meetings already played), so a schedule
+    computed ahead of time and stored is found again by the round that needs it.
+    """
+
+    key: str
+    players: tuple[int, ...]
+    first_round: int
+    total: int
+    table_size: int
+    seed: int
+    met: tuple[tuple[int, int, int], ...] = ()
+    seats: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    short: tuple[tuple[int, int], ...] = ()
+
+
+def schedule_key(
+    players: Sequence[int],
+    round_number: int,
+    total: int,
+    table_size: int,
+    seed: int,
+    met: Mapping[tuple[int, int], int],
+) -> str:
+    """The name of the schedule entry for one round, given the meetings before it."""
+    meetings = sorted([a, b, count] for (a, b), count in met.items() if count)
+    payload = json.dumps(
+        [list(players), round_number, total, table_size, seed, meetings], separators=(",", ":")
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()[:40]
+
+
+def compute_schedule(need: ScheduleNeed) -> dict[str, dict]:
+    """Search the schedule a need names: one entry per round, each under its own key.
+
+    Each round's key assumes the rounds before it were played as planned, so while
+    they are, every later round finds its tables without searching again.
+    """
+    met = {(a, b): count for a, b, count in need.met}
+    remaining = need.total - need.first_round + 1
+    plan = table_round_robin.replan(
+        list(need.players),
+        remaining,
+        table_size=need.table_size,
+        seed=need.seed,
+        met=met,
+        seat_counts=dict(need.seats),
+        short_counts=dict(need.short),
+    )
+    floor = table_round_robin.repeat_floor(need.players, plan.rounds, met)
+    entries = {}
+    running = dict(met)
+    for offset, tables in enumerate(plan.rounds):
+        number = need.first_round + offset
+        key = schedule_key(need.players, number, need.total, need.table_size, need.seed, running)
+        entries[key] = {
+            "round": number,
+            "tables": [list(table) for table in tables],
+            "repeats": plan.repeats,
+            "unavoidable": plan.repeats <= floor,
+        }
+        for key_pair, count in _meetings([tables]).items():
+            running[key_pair] = running.get(key_pair, 0) + count
+    return entries
+
+
+def round_flags(
+    tables: Sequence[Table], met: Mapping[tuple[int, int], int], *, unavoidable: bool
+) -> list[Flag]:
+    """What an organizer should know about this round's tables: who meets again, and
+    which tables seat fewer."""
+    flags = []
+    for number, table in enumerate(tables, start=1):
+        if table.bye:
+            continue
+        again = [
+            (a, b)
+            for i, a in enumerate(table.entrants)
+            for b in table.entrants[i + 1 :]
+            if met.get((min(a, b), max(a, b)))
+        ]
+        if not again:
+            continue
+        message = (
+            say(
+                "Table {table}: players who met in an earlier round meet again "
+                "({count} pairs); with this many rounds some repeats cannot be avoided.",
+                table=number,
+                count=len(again),
+            )
+            if unavoidable
+            else say(
+                "Table {table}: players who met in an earlier round meet again "
+                "({count} pairs); the schedule found no way around it.",
+                table=number,
+                count=len(again),
+            )
+        )
+        flags.append(Flag("rematch", message, tuple(sorted({p for pair in again for p in pair}))))
+    played = [len(t.entrants) for t in tables if not t.bye]
+    if played and len(set(played)) > 1:
+        full = max(played)
+        short = [n for n, t in enumerate(tables, start=1) if not t.bye and len(t.entrants) < full]
+        flags.append(
+            Flag(
+                "short_tables",
+                say(
+                    "short tables this round: {short} of {tables} seat {size} "
+                    "(nobody sits short twice before everyone has once).",
+                    short=len(short),
+                    tables=len(played),
+                    size=full - 1,
+                ),
+            )
+        )
+    return flags
+
+
+class RoundRobin(EngineBase):
+    schedules = True
     key = "round_robin"
 
     def validate_settings(self, settings: Mapping[str, Any], *, table_size: int) -> None:
         check_positive_int(settings, "rounds")
-        if table_size not in (2, 3, 4):
-            raise PairingError(say("A round robin seats two, three or four at a table."))
+        if table_size not in TABLE_SIZES:
+            raise PairingError(say("A round robin seats two to six at a table."))
 
     def total_rounds(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
         return rounds_in_schedule(count, table_size=table_size, settings=settings)
+
+    def schedule_needs(
+        self,
+        entrants: Sequence[EntrantStub],
+        *,
+        round_number: int,
+        table_size: int,
+        settings: Mapping[str, Any],
+        seed: int,
+    ) -> list[ScheduleNeed]:
+        """The schedules round ``round_number`` reads (none where no search is needed)."""
+        field = ordered(entrants)
+        total = self.total_rounds(len(field), table_size=table_size, settings=settings)
+        if not 1 <= round_number <= total:
+            return []
+        if table_size == 2 and _circle_holds(field, round_number):
+            return []
+        return [_need(field, round_number, total, table_size, seed)]
 
     def pair(
         self,
@@ -94,8 +251,13 @@ class RoundRobin:
         settings: Mapping[str, Any],
         seed: int,
         results=None,
+        schedules: Mapping[str, dict] | None = None,
     ) -> PairingResult:
-        """Round ``round_number`` of the schedule over every entrant of the stage."""
+        """Round ``round_number`` of the schedule over every entrant of the stage.
+
+        ``schedules`` are entries of ``compute_schedule`` stored ahead of time; a round
+        whose entry is missing searches it here.
+        """
         field = ordered(entrants)
         total = self.total_rounds(len(field), table_size=table_size, settings=settings)
         if not 1 <= round_number <= total:
@@ -106,13 +268,27 @@ class RoundRobin:
                     round_number=round_number,
                 )
             )
-        if table_size == 2:
+        if table_size == 2 and _circle_holds(field, round_number):
             return self._two_sides(field, round_number)
-        return self._tables(field, round_number, table_size, settings, seed)
+        need = _need(field, round_number, total, table_size, seed)
+        entry = (schedules or {}).get(need.key) or compute_schedule(need)[need.key]
+        tables = []
+        for table in entry["tables"]:
+            seated = tuple(p for p in table if p != BYE)
+            tables.append(Table(seated, bye=len(seated) < len(table)))
+        met = {(a, b): count for a, b, count in need.met if BYE not in (a, b)}
+        flags = round_flags(tables, met, unavoidable=entry["unavoidable"])
+        flags += [
+            Flag("bye", say("Bye: entrant {id} has no opponent this round.", id=t.entrants[0]))
+            for t in tables
+            if t.bye
+        ]
+        return PairingResult(tuple(tables), tuple(flags))
 
     def _two_sides(self, field: list[EntrantStub], round_number: int) -> PairingResult:
         tables, flags = [], []
-        for a, b in berger_rounds(len(field))[round_number - 1]:
+        cycle = berger_rounds(len(field))
+        for a, b in cycle[(round_number - 1) % len(cycle)]:
             one = field[a] if a is not None else None
             two = field[b] if b is not None else None
             present = [e for e in (one, two) if e is not None and not e.withdrawn]
@@ -128,48 +304,68 @@ class RoundRobin:
                     else say("Bye: entrant {id}'s opponent withdrew.", id=alone.id)
                 )
                 flags.append(Flag("bye", message, (alone.id,)))
+        if round_number > len(cycle):
+            flags.append(
+                Flag(
+                    "rematch",
+                    say(
+                        "Everyone has met everyone: round {round_number} starts the "
+                        "schedule again.",
+                        round_number=round_number,
+                    ),
+                )
+            )
         return PairingResult(tuple(tables), tuple(flags))
 
-    def _tables(self, field, round_number, table_size, settings, seed) -> PairingResult:
-        active = [e for e in field if not e.withdrawn]
-        total = self.total_rounds(len(field), table_size=table_size, settings=settings)
-        remaining = total - round_number + 1
-        met = {}
-        for entrant in active:
-            for other, count in entrant.met.items():
+
+def _circle_holds(field: list[EntrantStub], round_number: int) -> bool:
+    """Whether the meetings played are the circle method's for this field (withdrawn
+    entrants keep their places, their opponents had byes): then the next round is the
+    circle's too. A late arrival changes the circle, and the rounds left are searched."""
+    cycle = berger_rounds(len(field))
+    ids = [e.id for e in field]
+    planned = set()
+    for number in range(round_number - 1):
+        for a, b in cycle[number % len(cycle)]:
+            if a is not None and b is not None:
+                planned.add((min(ids[a], ids[b]), max(ids[a], ids[b])))
+    played = {(min(e.id, o), max(e.id, o)) for e in field for o in e.met}
+    known = set(ids)
+    return all(a in known and b in known for a, b in played) and played <= planned
+
+
+def _need(field, round_number: int, total: int, table_size: int, seed: int) -> ScheduleNeed:
+    active = [e for e in field if not e.withdrawn]
+    players = [e.id for e in active]
+    present = set(players)
+    met: dict[tuple[int, int], int] = {}
+    for entrant in active:
+        for other, count in entrant.met.items():
+            if other in present and count:
                 met[(min(entrant.id, other), max(entrant.id, other))] = count
-        if len(active) == len(field):
-            # While the field is unchanged and the rounds so far are the planned ones, the
-            # plan made at the start holds (an exact design stays exact).
-            planned = table_round_robin.plan(len(field), total, table_size=table_size, seed=seed)
-            ids = [e.id for e in field]
-            rounds = [
-                [tuple(ids[i] for i in table) for table in tables] for tables in planned.rounds
-            ]
-            if _meetings(rounds[: round_number - 1]) == met:
-                tables = tuple(Table(table) for table in rounds[round_number - 1])
-                flags = tuple(Flag("schedule", message) for message in planned.flags)
-                return PairingResult(tables, flags)
-        seats = {}
-        width = table_size
+    if table_size == 2 and len(players) % 2:
+        players.append(BYE)
         for entrant in active:
-            counts = [0] * width
-            for position in entrant.seats:
-                if position < width:
-                    counts[position] += 1
-            seats[entrant.id] = counts
-        plan = table_round_robin.replan(
-            [e.id for e in active],
-            remaining,
-            table_size=table_size,
-            seed=seed,
-            met=met,
-            seat_counts=seats,
-            short_counts={e.id: e.short_tables for e in active},
-        )
-        tables = tuple(Table(tuple(table)) for table in plan.rounds[0])
-        flags = tuple(Flag("schedule", message) for message in plan.flags)
-        return PairingResult(tables, flags)
+            if entrant.byes:
+                met[(BYE, entrant.id)] = entrant.byes
+    seats = []
+    for entrant in active:
+        counts = [0] * table_size
+        for position in entrant.seats:
+            if position < table_size:
+                counts[position] += 1
+        seats.append((entrant.id, tuple(counts)))
+    return ScheduleNeed(
+        key=schedule_key(players, round_number, total, table_size, seed, met),
+        players=tuple(players),
+        first_round=round_number,
+        total=total,
+        table_size=table_size,
+        seed=seed,
+        met=tuple(sorted((a, b, count) for (a, b), count in met.items())),
+        seats=tuple(seats),
+        short=tuple((e.id, e.short_tables) for e in active),
+    )
 
 
 def _meetings(rounds) -> dict[tuple[int, int], int]:

@@ -4,9 +4,10 @@ Two sides a table: a maximum-weight matching (networkx) over the standings, wher
 edge costs more the further apart the scores and a rematch costs more than any score
 gap; the field is matched in overlapping windows of the standings so that a thousand
 entrants pair in well under a second. An odd field gives the bye to the lowest-ranked
-entrant who has had the fewest byes. Three or four a table: tables are filled from the
-top of the standings, each seat going to the next entrant who repeats the fewest
-meetings, then neighbouring tables swap entrants while that removes repeats.
+entrant who has had the fewest byes. Three or more a table: an optimisation over the
+whole round (``pair_tables``): fewest repeat meetings first, score groups together
+second. The score is the tournament's match points (its placement points), as the
+standings count them.
 """
 
 from collections.abc import Mapping, Sequence
@@ -16,6 +17,7 @@ import networkx as nx
 
 from domain.say import say
 from tournaments.pairing.base import (
+    EngineBase,
     EntrantStub,
     Flag,
     PairingError,
@@ -25,6 +27,7 @@ from tournaments.pairing.base import (
     rng_for,
     table_sizes,
 )
+from tournaments.pairing.round_robin import TABLE_SIZES
 
 REMATCH = 1_000_000
 WINDOW = 48
@@ -117,70 +120,229 @@ def _sat_first(entrant: EntrantStub) -> int:
 
 
 def pair_tables(field: list[EntrantStub], table_size: int, seed: int, round_number: int):
+    """Seat a Swiss round at tables of three or more by an optimisation over the round.
+
+    The objective, in order: fewest repeat meetings; short tables to those who sat at one
+    least; score groups together (the squared score gaps at each table), standings
+    neighbours together last. From the standings filled from the top, a descent swaps
+    two entrants of different tables while that lowers the cost; where a repeat is left
+    above the round's lower bound, a tabu search (the best swap of a repeating entrant,
+    uphill if need be, not undone for a few moves) looks further. Work is bounded by
+    moves, never by time, so the same input gives the same tables anywhere.
+    """
     sizes = table_sizes(len(field), table_size)
-    rng = rng_for(seed, "swiss", round_number)
-    pool = list(field)
-    tables: list[list[EntrantStub]] = []
-    for size in sizes:
-        table = [pool.pop(0)]
-        while len(table) < size:
-            window = pool[: 3 * table_size]
-            best = min(
-                window, key=lambda e: (sum(e.met.get(x.id, 0) for x in table), pool.index(e))
-            )
-            pool.remove(best)
-            table.append(best)
-        tables.append(table)
-    _swap_away_repeats(tables, rng)
+    search = _RoundSearch(field, sizes)
+    best = search.descend(search.from_the_top())
+    if search.repeats(best) > search.floor():
+        # A repeat the descent could not swap away: a tabu search over the round.
+        best = search.descend(search.tabu(best, rng_for(seed, "swiss", round_number)))
     flags = []
     result = []
-    for table in tables:
-        ids = tuple(e.id for e in table)
+    for table in best:
+        ordered_table = sorted(table)  # the better placed first
+        ids = tuple(field[i].id for i in ordered_table)
         result.append(Table(ids))
-        repeats = [
-            (a.id, b.id) for i, a in enumerate(table) for b in table[i + 1 :] if a.met.get(b.id)
-        ]
-        for a, b in repeats:
-            flags.append(
-                Flag("rematch", say("Repeat meeting: unavoidable nearby in the standings."), (a, b))
-            )
+        for i, a in enumerate(ordered_table):
+            for b in ordered_table[i + 1 :]:
+                if field[a].met.get(field[b].id):
+                    flags.append(
+                        Flag(
+                            "rematch",
+                            say(
+                                "Repeat meeting: {first} and {second} met before; this "
+                                "round's seating has the fewest repeats the search found.",
+                                first=field[a].id,
+                                second=field[b].id,
+                            ),
+                            (field[a].id, field[b].id),
+                        )
+                    )
     return result, flags
 
 
-def _repeats(table: list[EntrantStub]) -> int:
-    return sum(1 for i, a in enumerate(table) for b in table[i + 1 :] if a.met.get(b.id))
+# Swaps tried in one round's descent at most: a few thousand moves at 64 entrants.
+SWAP_BUDGET = 3_000_000
+# A table swaps with this many tables either side of it (all of them up to 33 tables).
+NEIGHBOURS = 16
+# Tabu moves for a round with a repeat left: enough to settle small fields' hard cases.
+TABU_MOVES_BASE = 200
+TABU_MOVES_EACH = 20
+# In a larger field, score groups lie close: a table swaps with two tables either side.
+FAR_NEIGHBOURS = 2
 
 
-def _swap_away_repeats(tables: list[list[EntrantStub]], rng) -> None:
-    for _ in range(4):
-        improved = False
-        for t in range(len(tables) - 1):
-            for u in (t + 1, t + 2):
-                if u >= len(tables):
-                    continue
-                one, two = tables[t], tables[u]
-                base = _repeats(one) + _repeats(two)
-                if not base:
-                    continue
-                for i in range(len(one)):
-                    for j in range(len(two)):
-                        one[i], two[j] = two[j], one[i]
-                        if _repeats(one) + _repeats(two) < base:
-                            base = _repeats(one) + _repeats(two)
-                            improved = True
-                        else:
-                            one[i], two[j] = two[j], one[i]
-        if not improved:
-            break
+class _RoundSearch:
+    """The cost of a Swiss round's tables and a descent that lowers it."""
+
+    def __init__(self, field: list[EntrantStub], sizes: list[int]):
+        self.field = field
+        self.sizes = sizes
+        self.n = len(field)
+        self.index = {e.id: i for i, e in enumerate(field)}
+        self.met: list[dict[int, int]] = [{} for _ in field]
+        for i, e in enumerate(field):
+            for other, count in e.met.items():
+                j = self.index.get(other)
+                if j is not None and count:
+                    # Either side's record counts (a stub may list a meeting one way).
+                    self.met[i][j] = self.met[j][i] = max(count, self.met[i].get(j, 0))
+        self.score = [e.score for e in field]
+        gap = (max(self.score) - min(self.score)) if field else 0
+        pairs = self.n * (max(sizes) - 1) / 2 + 1
+        # Three tiers that never trade: one repeat outweighs any short-table unfairness,
+        # which outweighs any score gap; standings order settles what is left.
+        self.rank_weight = 0.2 / (self.n * self.n * max(sizes))
+        score_bound = pairs * (gap * gap + 1) + 1
+        self.short_weight = score_bound
+        short_most = max((e.short_tables for e in field), default=0) + 1
+        self.repeat_weight = self.short_weight * (self.n * short_most + 1) + score_bound
+        self.short_cost = [e.short_tables * self.short_weight for e in field]
+        self.full = max(sizes)
+
+    def pair_cost(self, a: int, b: int) -> float:
+        gap = self.score[a] - self.score[b]
+        return (
+            self.met[a].get(b, 0) * self.repeat_weight + gap * gap + abs(a - b) * self.rank_weight
+        )
+
+    def table_cost(self, table: list[int]) -> float:
+        cost = sum(self.pair_cost(a, b) for i, a in enumerate(table) for b in table[i + 1 :])
+        if len(table) < self.full:
+            cost += sum(self.short_cost[p] for p in table)
+        return cost
+
+    def floor(self) -> int:
+        """Repeats no seating of the round avoids: everyone meets at least the smallest
+        table's others, and those beyond the ones not met yet repeat (each pair once)."""
+        least = min(self.sizes) - 1
+        need = sum(max(0, least - (self.n - 1 - len(met))) for met in self.met)
+        return -(-need // 2)
+
+    def tabu(self, tables: list[list[int]], rng) -> list[list[int]]:
+        """Move on from a local optimum with repeats: each move the best swap of an entrant
+        who repeats a meeting with anyone at another table, even if it costs; a swapped
+        pair may not swap back for a few moves unless that reaches a new best."""
+        tables = [list(t) for t in tables]
+        current = self.total(tables)
+        best, best_cost, best_repeats = [t[:] for t in tables], current, self.repeats(tables)
+        floor = self.floor()
+        tabu: dict[tuple[int, int], int] = {}  # (entrant, table) → the move it may return
+        for step in range(TABU_MOVES_BASE + TABU_MOVES_EACH * self.n):
+            if best_repeats <= floor:
+                break
+            chosen, ties = None, 0
+            for t1, one in enumerate(tables):
+                for i, a in enumerate(one):
+                    if not any(self.met[a].get(x) for x in one if x != a):
+                        continue
+                    for t2, two in enumerate(tables):
+                        if t2 == t1:
+                            continue
+                        for j, b in enumerate(two):
+                            delta = self._swap_delta(one, a, two, b)
+                            barred = tabu.get((a, t2), -1) > step or tabu.get((b, t1), -1) > step
+                            if barred and current + delta >= best_cost - 1e-9:
+                                continue
+                            if chosen is None or delta < chosen[0] - 1e-9:
+                                chosen, ties = (delta, t1, i, t2, j), 1
+                            elif delta <= chosen[0] + 1e-9:
+                                ties += 1  # equal moves: one at random, fixed by the seed
+                                if rng.randrange(ties) == 0:
+                                    chosen = (delta, t1, i, t2, j)
+            if chosen is None:
+                break
+            delta, t1, i, t2, j = chosen
+            a, b = tables[t1][i], tables[t2][j]
+            tables[t1][i], tables[t2][j] = b, a
+            tabu[(a, t1)] = tabu[(b, t2)] = step + 3 + rng.randrange(len(tables) + 4)
+            current += delta
+            if current < best_cost - 1e-9:
+                best, best_cost = [t[:] for t in tables], current
+                best_repeats = self.repeats(tables)
+        return best
+
+    def _swap_delta(self, one: list[int], a: int, two: list[int], b: int) -> float:
+        """The change in cost if ``a`` (at table ``one``) and ``b`` (at ``two``) swap."""
+        cost = self.pair_cost
+        delta = 0.0
+        for x in one:
+            if x != a:
+                delta += cost(b, x) - cost(a, x)
+        for y in two:
+            if y != b:
+                delta += cost(a, y) - cost(b, y)
+        if len(one) != len(two):
+            # Whoever moves to the shorter table takes on its cost.
+            moving = self.short_cost[b] - self.short_cost[a]
+            delta += moving if len(one) < len(two) else -moving
+        return delta
+
+    def total(self, tables) -> float:
+        return sum(self.table_cost(t) for t in tables)
+
+    def repeats(self, tables) -> int:
+        return sum(
+            1 for t in tables for i, a in enumerate(t) for b in t[i + 1 :] if self.met[a].get(b, 0)
+        )
+
+    def from_the_top(self) -> list[list[int]]:
+        """Tables filled down the standings; short seats to the lowest who sat short least."""
+        short_seats = sum(size for size in self.sizes if size < self.full)
+        bottom = sorted(range(self.n), key=lambda i: (self.field[i].short_tables, -i))
+        short = set(bottom[:short_seats])
+        rest = [i for i in range(self.n) if i not in short]
+        low = sorted(short)
+        tables, position, low_position = [], 0, 0
+        for size in self.sizes:
+            if size == self.full:
+                tables.append(rest[position : position + size])
+                position += size
+            else:
+                tables.append(low[low_position : low_position + size])
+                low_position += size
+        return tables
+
+    def descend(self, tables: list[list[int]]):
+        """Swap two entrants of different tables while that lowers the cost (best swap of
+        each table's neighbourhood), within the budget."""
+        tables = [list(t) for t in tables]
+        tables.sort(key=lambda t: (len(t) < self.full, min(t)))
+        reach = NEIGHBOURS if len(tables) <= 2 * NEIGHBOURS + 1 else FAR_NEIGHBOURS
+        tried = 0
+        improved = True
+        while improved and tried < SWAP_BUDGET:
+            improved = False
+            for t1 in range(len(tables)):
+                lo, hi = max(0, t1 - reach), min(len(tables), t1 + reach + 1)
+                best = None
+                for t2 in range(lo, hi):
+                    if t2 == t1:
+                        continue
+                    one, two = tables[t1], tables[t2]
+                    for i, a in enumerate(one):
+                        for j, b in enumerate(two):
+                            tried += 1
+                            delta = self._swap_delta(one, a, two, b)
+                            if delta < -1e-9 and (best is None or delta < best[0]):
+                                best = (delta, t2, i, j)
+                if best is not None:
+                    _, t2, i, j = best
+                    one, two = tables[t1], tables[t2]
+                    one[i], two[j] = two[j], one[i]
+                    improved = True
+        tables.sort(key=lambda t: (len(t) < self.full, min(t)))
+        return tables
 
 
-class Swiss:
+class Swiss(EngineBase):
     key = "swiss"
+    needs_finished_round = True
+    keeps_withdrawn = False
 
     def validate_settings(self, settings: Mapping[str, Any], *, table_size: int) -> None:
         check_positive_int(settings, "rounds")
-        if table_size not in (2, 3, 4):
-            raise PairingError(say("Swiss rounds seat two, three or four at a table."))
+        if table_size not in TABLE_SIZES:
+            raise PairingError(say("Swiss rounds seat two to six at a table."))
 
     def total_rounds(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
         if settings.get("rounds"):
@@ -190,7 +352,9 @@ class Swiss:
             rounds += 1
         return rounds
 
-    def pair(self, entrants, *, round_number, table_size, settings, seed, results=None):
+    def pair(
+        self, entrants, *, round_number, table_size, settings, seed, results=None, schedules=None
+    ):
         field = standings_order([e for e in entrants if not e.withdrawn])
         if len(field) < 2:
             raise PairingError(say("A Swiss round needs at least two entrants."))

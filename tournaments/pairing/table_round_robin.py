@@ -14,8 +14,6 @@ outside checks; ``plan`` also returns flags, and ``replan`` schedules the remain
 rounds around meetings already played (a withdrawal or a late entry).
 """
 
-import copy
-import functools
 import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
@@ -371,14 +369,9 @@ def plan(
 ) -> Plan:
     """Schedule ``rounds`` rounds for players ``0 … n_players - 1``, with flags.
 
-    The search is deterministic for its arguments, and a stage asks for the same plan
-    at every round, so plans are kept (a copy is returned: callers may change theirs).
+    The search is deterministic for its arguments; a stage computes its plan once, ahead
+    of the rounds, and stores it (``round_robin.compute_schedule``).
     """
-    return copy.deepcopy(_plan(n_players, rounds, table_size, seed))
-
-
-@functools.lru_cache(maxsize=64)
-def _plan(n_players: int, rounds: int, table_size: int, seed: int) -> Plan:
     return replan(list(range(n_players)), rounds, table_size=table_size, seed=seed)
 
 
@@ -393,8 +386,8 @@ def replan(
     short_counts: Mapping[int, int] | None = None,
 ) -> Plan:
     """Schedule the remaining rounds for ``players`` around meetings already played."""
-    if table_size not in (3, 4, 5, 6):
-        raise PairingError(say("Table round robins seat three to six at a table."))
+    if table_size not in (2, 3, 4, 5, 6):
+        raise PairingError(say("Table round robins seat two to six at a table."))
     if rounds < 1:
         raise PairingError(say("Plan at least one round."))
     players = list(players)
@@ -457,6 +450,28 @@ def replan(
             )
         )
     return Plan(rounds=seated, repeats=repeats, flags=flags)
+
+
+def repeat_floor(
+    players: Sequence[int],
+    rounds: Iterable[Iterable[Sequence[int]]],
+    met: Mapping[tuple[int, int], int] | None = None,
+) -> int:
+    """Repeats no schedule of these tables can avoid: the meetings a player has in them
+    beyond the others left to meet (those not met before), halved."""
+    present = set(players)
+    known = dict.fromkeys(players, 0)
+    for (a, b), count in (met or {}).items():
+        if count and a in present and b in present:
+            known[a] += 1
+            known[b] += 1
+    planned = dict.fromkeys(players, 0)
+    for tables in rounds:
+        for table in tables:
+            for p in table:
+                planned[p] += len(table) - 1
+    left = len(present) - 1
+    return sum(max(0, planned[p] - (left - known[p])) for p in players) // 2
 
 
 def _repeat_floor(n: int, rounds: int, table_size: int) -> int:

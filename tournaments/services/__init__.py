@@ -6,7 +6,6 @@ tables, pair rounds and move bracket winners on. Callers import from the package
 
 from tournaments.services.checkin import check_in_stage, set_check_in
 from tournaments.services.common import (
-    ELIMINATION,
     STATUS_ORDER,
     BulkRegistrationError,
     TournamentConflict,
@@ -59,7 +58,6 @@ from tournaments.services.staff import (
 )
 
 __all__ = [
-    "ELIMINATION",
     "SCORING_SETTINGS",
     "STATUS_ORDER",
     "BulkRegistrationError",

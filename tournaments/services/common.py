@@ -41,7 +41,6 @@ class BulkRegistrationError(TournamentError):
 
 
 STATUS_ORDER = [choice for choice, _ in Tournament.Status.choices]
-ELIMINATION = ("single_elimination", "double_elimination")
 
 
 def _lock_tournament(tournament: Tournament) -> Tournament:

@@ -26,6 +26,7 @@ from tournaments.services.common import (
     _forget_live_parts,
     _lock_tournament,
 )
+from tournaments.services.pairing import request_schedules
 from tournaments.signals import entrant_withdrawn
 
 
@@ -99,6 +100,7 @@ def admit(
     if seed is not None and Entrant.objects.filter(tournament=tournament, seed=seed).exists():
         raise TournamentError(say("Seed {seed} is taken.", seed=seed), "seed")
     _check_room(tournament, 1)
+    request_schedules(tournament.pk)  # after the commit: the field changed
     return Entrant.objects.create(
         tournament=tournament,
         name=label,
@@ -194,6 +196,7 @@ def register_entrants(
             raise BulkRegistrationError(problems)
         if not entries:
             raise TournamentError(say("The list has no names."), "entrants")
+        request_schedules(tournament.pk)
         return _create_entrants(tournament, entries, choices)
 
 
@@ -247,6 +250,7 @@ def check_in(entrant: Entrant, *, by, checked_in: bool = True, override: bool = 
             check_window(entrant.tournament)
         entrant.checked_in = checked_in
         entrant.save(update_fields=["checked_in"])
+        request_schedules(entrant.tournament_id)
     return entrant
 
 
@@ -268,6 +272,7 @@ def withdraw(entrant: Entrant, *, by) -> Entrant:
         forfeit_unplayed(entrant, by=by, reason=MatchSeat.DidNotPlay.WITHDRAWN)
         _forget_live_parts(entrant.tournament_id)  # standings mark withdrawals
         entrant_withdrawn.send(Entrant, entrant=entrant)  # a place may free up
+        request_schedules(entrant.tournament_id)
     return entrant
 
 
@@ -300,4 +305,5 @@ def set_seed(entrant: Entrant, *, by, seed: int) -> Entrant:
         entrant.save(update_fields=["seed"])
         if holder is not None:
             Entrant.objects.filter(pk=holder.pk).update(seed=old)
+        request_schedules(tournament.pk)
     return entrant

@@ -15,7 +15,6 @@ from domain.say import say
 from scoring.models import SEAT_NAMES
 from tournaments.models import Entrant, Match, MatchSeat, Round, Stage
 from tournaments.services.common import (
-    ELIMINATION,
     TournamentConflict,
     TournamentError,
     _forget_live_parts,
@@ -90,7 +89,9 @@ def walkover_reason(stage: Stage, entrant: Entrant) -> str:
 def is_walkover(stage: Stage, table, entrants: list[Entrant]) -> bool:
     """A bracket table where no more than ``advance`` of its entrants can play: it is not
     played, and those who came go through."""
-    if stage.format not in ELIMINATION or table.bye or not table.slot:
+    from tournaments.services.pairing import engine_of
+
+    if not engine_of(stage).advances or table.bye or not table.slot:
         return False
     if not any(absent(stage, e) for e in entrants):
         return False

@@ -15,15 +15,14 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
-from tournaments.pairing.base import EntrantStub
+from tournaments.services import pairing as adapter
 from tournaments.services.common import (
-    ELIMINATION,
     TournamentConflict,
     TournamentError,
     _forget_live_parts,
     _lock_tournament,
 )
-from tournaments.services.forfeits import absent, is_walkover, walkover_reason, walkover_results
+from tournaments.services.forfeits import absent, is_walkover, walkover_reason
 
 
 def add_stage(
@@ -53,6 +52,7 @@ def add_stage(
         tournament = _lock_tournament(tournament)
         require(by, "tournament.manage", tournament)
         order = (tournament.stages.aggregate(m=Max("order"))["m"] or 0) + 1
+        adapter.request_schedules(tournament.pk)  # after the commit, in a task
         try:
             return Stage.objects.create(
                 tournament=tournament,
@@ -63,6 +63,10 @@ def add_stage(
             )
         except IntegrityError as error:  # pragma: no cover - guarded by the lock
             raise TournamentConflict(say("Another stage was added at the same time.")) from error
+
+
+# What the engines read (history, bracket results) comes through the adapter.
+bracket_results = adapter.bracket_results
 
 
 def _stage_entrants(stage: Stage) -> list[Entrant]:
@@ -77,7 +81,7 @@ def _stage_entrants(stage: Stage) -> list[Entrant]:
     if not stage.check_in_required:
         return members
     seated = set(MatchSeat.objects.filter(round__stage=stage).values_list("entrant_id", flat=True))
-    if stage.format in ELIMINATION and seated:
+    if adapter.engine_of(stage).advances and seated:
         field = [e for e in members if e.pk in seated]
     else:
         field = [e for e in members if e.checked_in or e.pk in seated]
@@ -85,111 +89,6 @@ def _stage_entrants(stage: Stage) -> list[Entrant]:
         if not entrant.checked_in:
             entrant.withdrawn = True
     return field
-
-
-def _history(stage: Stage, entrants: list[Entrant]) -> list[EntrantStub]:
-    """Entrant stubs with whom each met, the seats sat, byes, short tables and wins."""
-    from tournaments.pairing.base import EntrantStub
-
-    met: dict[int, dict[int, int]] = {e.pk: {} for e in entrants}
-    seats: dict[int, list[int]] = {e.pk: [] for e in entrants}
-    byes: dict[int, int] = dict.fromkeys(met, 0)
-    short: dict[int, int] = dict.fromkeys(met, 0)
-    score: dict[int, float] = dict.fromkeys(met, 0.0)
-    tables: dict[int, list] = {}
-    rows = MatchSeat.objects.filter(round__stage=stage).values(
-        "match_id",
-        "entrant_id",
-        "position",
-        "match__bye",
-        "match__game__winner",
-        "match__game__status",
-    )
-    for row in rows:
-        tables.setdefault(row["match_id"], []).append(row)
-    full = stage.tournament.sides_per_table
-    for seated in tables.values():
-        ids = [row["entrant_id"] for row in seated]
-        for row in seated:
-            me = row["entrant_id"]
-            if me not in met:
-                continue
-            if row["match__bye"]:
-                byes[me] += 1
-                score[me] += 1
-                continue
-            seats[me].append(row["position"])
-            if len(seated) < full:
-                short[me] += 1
-            for other in ids:
-                if other != me:
-                    met[me][other] = met[me].get(other, 0) + 1
-            side = "+".join(
-                "ABCDEF"[i]
-                for i in (
-                    (row["position"], row["position"] + 2)
-                    if stage.tournament.is_teams
-                    else (row["position"],)
-                )
-            )
-            if row["match__game__status"] == "finished" and row["match__game__winner"] == side:
-                score[me] += 1
-    seeding = {
-        entrant_id: place
-        for place, entrant_id in enumerate(stage.settings.get("seeding", []), start=1)
-    }
-    return [
-        EntrantStub(
-            id=e.pk,
-            seed=seeding.get(e.pk, len(seeding) + e.seed),
-            score=score[e.pk],
-            met=met[e.pk],
-            seats=tuple(seats[e.pk]),
-            byes=byes[e.pk],
-            short_tables=short[e.pk],
-            withdrawn=e.withdrawn,
-        )
-        for e in entrants
-    ]
-
-
-def bracket_results(stage: Stage) -> dict[str, list[int]]:
-    """Played bracket slots: slot → entrant ids best first (by the game's final totals)."""
-    results: dict[str, list[int]] = {}
-    matches = (
-        Match.objects.filter(round__stage=stage, bye=False, game__status="finished")
-        .exclude(slot="")
-        .exclude(slot__startswith="P")
-        .select_related("game")
-        .prefetch_related("seats")
-    )
-    teams = stage.tournament.is_teams
-    results.update(walkover_results(stage))
-    for match in matches:
-        totals = match.game.totals
-        sides = list(totals)
-        ranked = sorted(
-            match.seats.all(),
-            key=lambda seat: (
-                seat.entrant_id != _winner_entrant(match, teams),
-                -totals.get(sides[seat.position], 0) if seat.position < len(sides) else 0,
-                seat.position,
-            ),
-        )
-        results[match.slot] = [seat.entrant_id for seat in ranked]
-    return results
-
-
-def _winner_entrant(match: Match, teams: bool) -> int | None:
-    winner = match.game.winner
-    if not winner:
-        return None
-    sides = list(match.game.totals)
-    position = sides.index(winner) if winner in sides else None
-    for seat in match.seats.all():
-        if seat.position == position:
-            return seat.entrant_id
-    return None
 
 
 def _game_seats(tournament: Tournament, entrants: list[Entrant]) -> list:
@@ -260,9 +159,52 @@ def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -
     return matches
 
 
+class _FieldMoved(Exception):
+    """The field changed between the search and the locks: search again, outside them."""
+
+
 def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
-    """Pair the stage's next round: its tables, seats and games, all in one transaction."""
-    from tournaments.pairing import PairingError, get_engine
+    """Pair the stage's next round: its tables, seats and games, all in one transaction.
+
+    A schedule the round reads is normally stored already (searched when the field last
+    changed); if not, it is searched here before the transaction takes any lock. Under
+    the locks the round only reads it; if the field changed in between, the search runs
+    again, outside the locks.
+    """
+    require(by, "tournament.manage", stage.tournament)  # nobody else starts a search
+    for _attempt in range(3):
+        _prepare_schedules(stage, seed)
+        try:
+            return _generate(stage, by=by, seed=seed)
+        except _FieldMoved:
+            continue
+    raise TournamentConflict(
+        say("The entrants changed while the round was being paired; try again."), "stage"
+    )
+
+
+def _prepare_schedules(stage: Stage, seed: int | None) -> None:
+    """Search and store what the next round reads, holding no lock (a no-op when stored)."""
+    from tournaments.pairing import PairingError
+
+    stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
+    if not adapter.engine_of(stage).schedules:
+        return  # nothing searched ahead: Swiss and brackets pair from the results
+    last = stage.rounds.order_by("-number").first()
+    if stage.status == Stage.Status.FINISHED or (
+        last is not None and last.status == Round.Status.DRAFT
+    ):
+        return  # refused under the lock, with the reason
+    entrants = _stage_entrants(stage)
+    try:
+        request = adapter.request_for(stage, entrants, adapter.next_round_number(stage), seed)
+        adapter.ensure_schedules(stage, request.needs())
+    except PairingError:
+        return  # said under the lock, where the round is refused
+
+
+def _generate(stage: Stage, *, by, seed: int | None) -> Round:
+    from tournaments.pairing import PairingError
 
     with transaction.atomic():
         tournament = _lock_tournament(stage.tournament)
@@ -284,11 +226,10 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
                 ),
                 "round",
             )
-        engine = get_engine(stage.format)
-        needs_results = stage.format in ("swiss", *ELIMINATION)
+        engine = adapter.engine_of(stage)
         if (
             last is not None
-            and needs_results
+            and engine.needs_finished_round
             and Match.objects.filter(round=last, bye=False, game__isnull=False)
             .exclude(game__status="finished")
             .exists()
@@ -311,20 +252,13 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
             raise TournamentConflict(
                 say("This stage has {total} round(s); all are paired.", total=total), "round"
             )
-        stubs = _history(stage, entrants)
-        if stage.format == "swiss":
-            # Swiss pairs whoever is still playing; schedules and brackets keep their
-            # places and skip a withdrawn entrant themselves.
-            stubs = [s for s in stubs if not s.withdrawn]
+        request = adapter.request_for(stage, entrants, number, seed)
         try:
-            result = engine.pair(
-                stubs,
-                round_number=number,
-                table_size=tournament.sides_per_table,
-                settings=stage.settings,
-                seed=stage.settings.get("seed", stage.pk) if seed is None else seed,
-                results=bracket_results(stage) if stage.format in ELIMINATION else None,
-            )
+            needs = request.needs()
+            schedules = adapter.stored(stage, [need.key for need in needs])
+            if len(schedules) < len(needs):
+                raise _FieldMoved  # never search here: the locks are held
+            result = adapter.pair(stage, request, schedules)
         except PairingError as error:
             raise TournamentError(str(error), "stage") from error
         if not active:
@@ -332,16 +266,7 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
         round_ = Round.objects.create(
             stage=stage,
             number=number,
-            flags=[
-                {
-                    "code": f.code,
-                    "message": f.message,
-                    "template": getattr(f.message, "template", f.message),
-                    "params": getattr(f.message, "params", {}),
-                    "entrants": list(f.entrants),
-                }
-                for f in result.flags
-            ],
+            flags=adapter.flag_rows(result.flags, {e.pk: e.name for e in entrants}),
         )
         _seat_tables(stage, round_, result)
         if stage.status == Stage.Status.PENDING:
@@ -456,49 +381,54 @@ def swap_seats(round_: Round, first: Entrant, second: Entrant, *, by) -> Round:
 
 
 def advance_bracket(match: Match) -> list[Match]:
-    """Seat the winners of a finished bracket game at the tables they now reach."""
-    stage = match.round.stage
-    if stage.format not in ELIMINATION or not match.slot:
-        return []
-    from tournaments.pairing import get_engine
+    """Seat the winners of a finished bracket game at the tables they now reach.
 
+    Idempotent: tables already seated stay. Runs in a task after the hand's commit
+    (``tournaments.tasks.advance_bracket``); a pairing error marks the game's table for
+    the organizer's attention instead of failing.
+    """
+    from tournaments.pairing import PairingError
+    from tournaments.pairing.base import PairingResult
+
+    stage = match.round.stage
+    if not adapter.advances(stage) or not match.slot:
+        return []
     with transaction.atomic():
         tournament = _lock_tournament(stage.tournament)
-        stage = Stage.objects.get(pk=stage.pk)
-        results = bracket_results(stage)
+        stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
+        results = adapter.bracket_results(stage)
         entrants = _stage_entrants(stage)
         created = []
-        engine = get_engine(stage.format)
-        for number in range(
-            match.round.number + 1,
-            engine.total_rounds(
+        engine = adapter.engine_of(stage)
+        try:
+            last = engine.total_rounds(
                 len(entrants), table_size=tournament.sides_per_table, settings=stage.settings
             )
-            + 1,
-        ):
-            pairing = engine.pair(
-                _history(stage, entrants),
-                round_number=number,
-                table_size=tournament.sides_per_table,
-                settings=stage.settings,
-                seed=stage.settings.get("seed", stage.pk),
-                results=results,
+            for number in range(match.round.number + 1, last + 1):
+                request = adapter.request_for(stage, entrants, number, None)
+                pairing = adapter.pair(stage, request, {}, results=results)
+                existing = Match.objects.filter(round__stage=stage, round__number=number)
+                taken = {m.slot: m for m in existing}
+                fresh = [t for t in pairing.tables if t.slot not in taken]
+                _flag_changed_successors(stage, pairing, taken)
+                if not fresh:
+                    continue
+                round_, _ = Round.objects.get_or_create(
+                    stage=stage,
+                    number=number,
+                    defaults={"status": Round.Status.PUBLISHED, "published_at": timezone.now()},
+                )
+                first = (existing.aggregate(m=Max("table_number"))["m"] or 0) + 1
+                created += _seat_tables(
+                    stage, round_, PairingResult(tuple(fresh)), first_table=first
+                )
+        except PairingError as error:
+            Match.objects.filter(pk=match.pk).update(
+                needs_attention=True,
+                attention_reason=str(
+                    say("The bracket could not move the winners on: {error}", error=str(error))
+                )[:300],
             )
-            existing = Match.objects.filter(round__stage=stage, round__number=number)
-            taken = {m.slot: m for m in existing}
-            fresh = [t for t in pairing.tables if t.slot not in taken]
-            _flag_changed_successors(stage, pairing, taken)
-            if not fresh:
-                continue
-            round_, _ = Round.objects.get_or_create(
-                stage=stage,
-                number=number,
-                defaults={"status": Round.Status.PUBLISHED, "published_at": timezone.now()},
-            )
-            first = (existing.aggregate(m=Max("table_number"))["m"] or 0) + 1
-            from tournaments.pairing.base import PairingResult
-
-            created += _seat_tables(stage, round_, PairingResult(tuple(fresh)), first_table=first)
     return created
 
 

@@ -423,3 +423,15 @@ def test_double_elimination_knocks_out_everyone_but_one_after_two_losses(n, rese
     assert len(unbeaten_twice) >= 1
     # Everyone but the champion (and, without a reset, the beaten finalist) is out twice.
     assert len(unbeaten_twice) <= 2
+
+
+def test_a_pools_flag_names_its_table_by_the_rounds_numbering():
+    from domain.say import say
+    from tournaments.pairing.base import Flag
+    from tournaments.pairing.pools import _renumbered
+
+    flag = Flag("rematch", say("Table {table}: again ({count} pairs).", table=2, count=1), (1, 2))
+    moved = _renumbered(flag, 3)
+    assert moved.message == "Table 5: again (1 pairs)."
+    assert moved.entrants == (1, 2)
+    assert _renumbered(flag, 0) is flag

@@ -1,0 +1,49 @@
+"""The manage page says where a stage's schedule stands, on a phone and wide, in English
+and Spanish, and the round it pairs reads the stored schedule."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import check_accessibility, log_in
+from tests.factories import UserFactory
+from tournaments.services import add_stage, create_tournament, register_entrants
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PASSWORD = "correct-horse-battery"
+SHOTS = Path(os.environ.get("SHOTS", "test-output/e2e"))
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "locale", "ready", "button"),
+    [
+        (390, 844, "en-US", "Schedule ready: 4 rounds for 12 entrants", "Generate the next round"),
+        (1280, 900, "es-ES", "Calendario listo: 4 rondas para 12 inscritos", None),
+    ],
+)
+def test_the_manage_page_shows_the_stored_schedule(
+    live_server, browser, width, height, locale, ready, button
+):
+    organizer = UserFactory(username="organizer", password=PASSWORD)
+    tournament = create_tournament(by=organizer, name="Copa", ruleset_key="cutthroat", table_size=4)
+    register_entrants(tournament, by=organizer, text="\n".join(f"P{i:02d}" for i in range(12)))
+    add_stage(tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 4})
+    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    log_in(page, live_server.url, "organizer", PASSWORD, f"/t/{tournament.slug}/manage/")
+    line = page.locator(".schedule-state")
+    line.wait_for()
+    assert ready in line.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    check_accessibility(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    line.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"schedule-{width}-{locale}.png"))
+    if button:
+        page.get_by_role("button", name=button).click()
+        page.locator(".notice").first.wait_for()
+        assert "Round 1 generated" in page.locator(".notice").first.inner_text()
+    context.close()

@@ -1,0 +1,361 @@
+"""The one adapter between the pure pairing engines and the database.
+
+An engine says what it reads (``EngineBase``: bracket results, the previous round's
+results, withdrawn entrants, schedules searched ahead of time); this module reads those
+rows, hands them over and keeps the schedules. Nothing else in the services asks which
+format a stage has.
+
+Schedules: a round robin's (and pools') whole schedule is searched when the stage is
+added or its field changes, in a task (``tournaments.tasks.plan_schedule``), and stored
+round by round (``ScheduleEntry``). Pairing a round reads its entry; where none is stored
+yet, the search runs before the round's transaction takes any lock.
+"""
+
+import logging
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from tournaments.models import (
+    Entrant,
+    Match,
+    MatchSeat,
+    ScheduleEntry,
+    Stage,
+    StageSchedule,
+)
+from tournaments.pairing import get_engine
+from tournaments.pairing.base import Engine, EntrantStub, PairingError, PairingResult
+from tournaments.pairing.round_robin import BYE, ScheduleNeed, compute_schedule
+
+log = logging.getLogger(__name__)
+
+
+def engine_of(stage: Stage) -> Engine:
+    return get_engine(stage.format)
+
+
+def advances(stage: Stage) -> bool:
+    """Whether the stage seats winners as their games finish (a bracket)."""
+    return engine_of(stage).advances
+
+
+def needs_finished_round(stage: Stage) -> bool:
+    """Whether the stage pairs a round from the results of the one before."""
+    return engine_of(stage).needs_finished_round
+
+
+# --- what the engines read -------------------------------------------------------------------
+
+
+def history(stage: Stage, entrants: list[Entrant]) -> list[EntrantStub]:
+    """Entrant stubs with whom each met, the seats sat, byes, short tables and score.
+
+    The score is the tournament's match points (its placement points per table size,
+    or a win 1), as the standings count them, so Swiss groups by what the table shows.
+    """
+    from tournaments.standings import _points_for_place
+    from tournaments.standings_store import settings_for
+
+    tournament = stage.tournament
+    ranking = settings_for(tournament)
+    bye_points = (
+        _points_for_place(ranking, 2, 1, True) if ranking.bye_policy == "win_average" else 0
+    )
+    met: dict[int, dict[int, int]] = {e.pk: {} for e in entrants}
+    seats: dict[int, list[int]] = {e.pk: [] for e in entrants}
+    byes: dict[int, int] = dict.fromkeys(met, 0)
+    short: dict[int, int] = dict.fromkeys(met, 0)
+    score: dict[int, float] = dict.fromkeys(met, 0.0)
+    tables: dict[int, list] = {}
+    rows = MatchSeat.objects.filter(round__stage=stage).values(
+        "match_id", "entrant_id", "position", "match__bye", "placement", "won", "sides"
+    )
+    for row in rows:
+        tables.setdefault(row["match_id"], []).append(row)
+    full = tournament.sides_per_table
+    for seated in tables.values():
+        ids = [row["entrant_id"] for row in seated]
+        for row in seated:
+            me = row["entrant_id"]
+            if me not in met:
+                continue
+            if row["match__bye"]:
+                byes[me] += 1
+                score[me] += bye_points
+                continue
+            seats[me].append(row["position"])
+            if len(seated) < full:
+                short[me] += 1
+            for other in ids:
+                if other != me:
+                    met[me][other] = met[me].get(other, 0) + 1
+            if row["placement"] is not None:
+                score[me] += _points_for_place(
+                    ranking, row["sides"], row["placement"], bool(row["won"])
+                )
+    seeding = {
+        entrant_id: place
+        for place, entrant_id in enumerate(stage.settings.get("seeding", []), start=1)
+    }
+    return [
+        EntrantStub(
+            id=e.pk,
+            seed=seeding.get(e.pk, len(seeding) + e.seed),
+            score=round(score[e.pk], 6),
+            met=met[e.pk],
+            seats=tuple(seats[e.pk]),
+            byes=byes[e.pk],
+            short_tables=short[e.pk],
+            withdrawn=e.withdrawn,
+        )
+        for e in entrants
+    ]
+
+
+def bracket_results(stage: Stage) -> dict[str, list[int]]:
+    """Played bracket slots: slot → entrant ids best first (by the game's final totals)."""
+    results: dict[str, list[int]] = {}
+    matches = (
+        Match.objects.filter(round__stage=stage, bye=False, game__status="finished")
+        .exclude(slot="")
+        .exclude(slot__startswith="P")
+        .select_related("game")
+        .prefetch_related("seats")
+    )
+    from tournaments.services.forfeits import walkover_results
+
+    results.update(walkover_results(stage))  # tables nobody played: whoever came goes on
+    for match in matches:
+        totals = match.game.totals
+        sides = list(totals)
+        winner = _winner_entrant(match)
+        ranked = sorted(
+            match.seats.all(),
+            key=lambda seat: (
+                seat.entrant_id != winner,
+                -totals.get(sides[seat.position], 0) if seat.position < len(sides) else 0,
+                seat.position,
+            ),
+        )
+        results[match.slot] = [seat.entrant_id for seat in ranked]
+    return results
+
+
+def _winner_entrant(match: Match) -> int | None:
+    winner = match.game.winner
+    if not winner:
+        return None
+    sides = list(match.game.totals)
+    position = sides.index(winner) if winner in sides else None
+    for seat in match.seats.all():
+        if seat.position == position:
+            return seat.entrant_id
+    return None
+
+
+@dataclass
+class Request:
+    """One round's pairing as an engine takes it."""
+
+    engine: Engine
+    stubs: list[EntrantStub]
+    number: int
+    table_size: int
+    settings: dict
+    seed: int
+
+    def needs(self) -> list[ScheduleNeed]:
+        return self.engine.schedule_needs(
+            self.stubs,
+            round_number=self.number,
+            table_size=self.table_size,
+            settings=self.settings,
+            seed=self.seed,
+        )
+
+
+def request_for(stage: Stage, entrants: list[Entrant], number: int, seed: int | None) -> Request:
+    engine = engine_of(stage)
+    stubs = history(stage, entrants)
+    if not engine.keeps_withdrawn:
+        stubs = [s for s in stubs if not s.withdrawn]
+    return Request(
+        engine=engine,
+        stubs=stubs,
+        number=number,
+        table_size=stage.tournament.sides_per_table,
+        settings=stage.settings,
+        seed=stage.settings.get("seed", stage.pk) if seed is None else seed,
+    )
+
+
+def pair(
+    stage: Stage, request: Request, schedules: dict[str, dict], *, results=None
+) -> PairingResult:
+    """The engine's tables for the round, from the rows it says it reads."""
+    if request.engine.reads_results and results is None:
+        results = bracket_results(stage)
+    return request.engine.pair(
+        request.stubs,
+        round_number=request.number,
+        table_size=request.table_size,
+        settings=request.settings,
+        seed=request.seed,
+        results=results,
+        schedules=schedules,
+    )
+
+
+# Flag values that name an entrant by id: the round's flags name them as the pages do.
+ENTRANT_PARAMS = ("id", "first", "second")
+
+
+def flag_rows(flags, names: dict[int, str]) -> list[dict]:
+    """A round's flags as stored: each message with its template and values, entrants
+    named by their names rather than their ids."""
+    from domain.say import say
+
+    rows = []
+    for flag in flags:
+        template = getattr(flag.message, "template", None)
+        params = dict(getattr(flag.message, "params", {}) or {})
+        for key in ENTRANT_PARAMS:
+            if key in params and params[key] in names:
+                params[key] = names[params[key]]
+        message = say(template, **params) if template else flag.message
+        rows.append(
+            {
+                "code": flag.code,
+                "message": str(message),
+                "template": template or str(flag.message),
+                "params": params,
+                "entrants": list(flag.entrants),
+            }
+        )
+    return rows
+
+
+# --- schedules --------------------------------------------------------------------------------
+
+
+def stored(stage: Stage, keys) -> dict[str, dict]:
+    """The stored schedule entries under these keys, as the engines take them."""
+    return {
+        entry.key: {
+            "round": entry.round_number,
+            "tables": entry.tables,
+            "repeats": entry.repeats,
+            "unavoidable": entry.unavoidable,
+        }
+        for entry in ScheduleEntry.objects.filter(stage=stage, key__in=list(keys))
+    }
+
+
+def ensure_schedules(stage: Stage, needs: list[ScheduleNeed]) -> list[dict]:
+    """Search and store every need not stored yet; returns the entries computed.
+
+    Runs outside any transaction that locks the tournament or the stage: the search
+    may take seconds, and nothing else waits for it.
+    """
+    have = set(
+        ScheduleEntry.objects.filter(stage=stage, key__in=[n.key for n in needs]).values_list(
+            "key", flat=True
+        )
+    )
+    computed = []
+    for need in needs:
+        if need.key in have:
+            continue
+        entries = compute_schedule(need)
+        ScheduleEntry.objects.bulk_create(
+            [
+                ScheduleEntry(
+                    stage=stage,
+                    key=key,
+                    round_number=entry["round"],
+                    tables=entry["tables"],
+                    repeats=entry["repeats"],
+                    unavoidable=entry["unavoidable"],
+                )
+                for key, entry in entries.items()
+            ],
+            ignore_conflicts=True,  # the same search elsewhere stored the same entries
+        )
+        computed.append(entries[need.key])
+    return computed
+
+
+def next_round_number(stage: Stage) -> int:
+    last = stage.rounds.order_by("-number").values_list("number", flat=True).first()
+    return (last or 0) + 1
+
+
+def plan_stage(stage_id: int) -> str:
+    """Search and store what the stage's next round needs, saying how far it got on the
+    stage's ``StageSchedule`` (the manage page shows it). Returns the status."""
+    from tournaments.services.rounds import _stage_entrants
+
+    stage = Stage.objects.select_related("tournament").filter(pk=stage_id).first()
+    if stage is None:
+        return ""
+    state = StageSchedule.objects.filter(stage=stage)
+    if stage.status == Stage.Status.FINISHED:
+        state.update(status=StageSchedule.Status.NOT_NEEDED, problem={})
+        return StageSchedule.Status.NOT_NEEDED
+    entrants = _stage_entrants(stage)
+    number = next_round_number(stage)
+    try:
+        request = request_for(stage, entrants, number, None)
+        total = request.engine.total_rounds(
+            len(request.stubs), table_size=request.table_size, settings=request.settings
+        )
+        needs = request.needs() if number <= total else []
+        if not needs:
+            state.update(status=StageSchedule.Status.NOT_NEEDED, problem={})
+            return StageSchedule.Status.NOT_NEEDED
+        state.update(
+            status=StageSchedule.Status.COMPUTING,
+            started_at=timezone.now(),
+            entrants=sum(1 for p in needs[0].players if p != BYE),
+            first_round=number,
+            rounds=total - number + 1,
+            problem={},
+        )
+        ensure_schedules(stage, needs)
+    except PairingError as error:
+        message = error.message if hasattr(error, "message") else str(error)
+        state.update(
+            status=StageSchedule.Status.FAILED,
+            problem={
+                "message": str(message),
+                "template": getattr(message, "template", str(message)),
+                "params": getattr(message, "params", {}),
+            },
+        )
+        return StageSchedule.Status.FAILED
+    entries = stored(stage, [n.key for n in needs]).values()
+    state.update(
+        status=StageSchedule.Status.READY,
+        finished_at=timezone.now(),
+        repeats=sum(e["repeats"] for e in entries),
+        unavoidable=all(e["unavoidable"] for e in entries),
+    )
+    return StageSchedule.Status.READY
+
+
+def request_schedules(tournament_id: int) -> None:
+    """After the write commits, plan again every stage of the tournament still to play
+    whose engine searches schedules (the field it plans for may have changed)."""
+
+    def queue():
+        from tournaments.tasks import request_schedule
+
+        for stage in Stage.objects.filter(tournament_id=tournament_id).exclude(
+            status=Stage.Status.FINISHED
+        ):
+            if engine_of(stage).schedules:
+                request_schedule(stage.pk)
+
+    transaction.on_commit(queue)
