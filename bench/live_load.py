@@ -10,9 +10,9 @@ gunicorn (4 sync workers, or whatever a gunicorn.conf.py in the project says), o
 worker and beat, all with DEBUG=0. It builds a 256-player DCS Swiss event through the
 API, then plays one round per phase: 64 referee clients record every hand through the
 API (an Idempotency-Key on each, 1-2 s between hands) while N viewers poll every 5 s as
-the pages do: 80 % the tournament page's two live parts (the tables and the standings
-fragments, each with the tag it last received), 20 % the standings API with
-If-None-Match. A last round is played with Redis killed for 10 s in the middle.
+the pages do: 80 % the tournament page's one live poll (with the tags of the standings and
+tables it last received, from the poller each answer carries), 20 % the standings API
+with If-None-Match. A last round is played with Redis killed for 10 s in the middle.
 
 It prints, per phase, the referees' latency against the no-viewer phase of the same run,
 the viewers' latency, the share of polls answered unchanged (204/304) while games were
@@ -58,8 +58,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# The project's virtualenv, else the one this script runs in (a checkout without its own).
 BIN = ROOT / ".venv" / "bin"
-PYTHON = str(BIN / "python") if (BIN / "python").exists() else sys.executable
+if not (BIN / "python").exists():
+    BIN = Path(sys.executable).parent
+PYTHON = str(BIN / "python")
 HOST = "127.0.0.1"
 PLAYERS = 256
 REFEREES = 64
@@ -346,7 +349,7 @@ def referees_main(port, tables, seconds, out, seed):
 
 
 # ---------------------------------------------------------------------------------------
-# The viewers' process: page viewers poll both live parts, API viewers the standings
+# The viewers' process: page viewers make the page's one live poll, API viewers the standings
 
 
 async def _poll_part(port, url, part, stop, until, polls, offset):
@@ -364,8 +367,7 @@ async def _poll_part(port, url, part, stop, until, polls, offset):
         if answer.status == 200:
             etag = answer.headers.get("etag", etag)
             if part != "api":
-                region = "tables" if part == "tables" else "standings"
-                url = live_url(answer.body.decode("utf-8", "replace"), region) or url
+                url = live_url(answer.body.decode("utf-8", "replace"), "live") or url
         tick += POLL_SECONDS
         # Like htmx's timer, a slow answer does not bunch the next polls together.
         while tick < time.monotonic():
@@ -391,11 +393,7 @@ def viewers_main(port, urls, count, stop, until, out, seed):
             if viewer % 5 == 4:
                 tasks.append(_poll_part(port, urls["api"], "api", stop, until, polls, offset))
             else:
-                tasks.append(_poll_part(port, urls["tables"], "tables", stop, until, polls, offset))
-                offset = rng.uniform(0, POLL_SECONDS)
-                tasks.append(
-                    _poll_part(port, urls["standings"], "standings", stop, until, polls, offset)
-                )
+                tasks.append(_poll_part(port, urls["live"], "page", stop, until, polls, offset))
         await asyncio.gather(*tasks)
 
     asyncio.run(watch())
@@ -733,7 +731,7 @@ def open_round(port: int, event: Event) -> dict:
 def live_urls(port: int, event: Event) -> dict[str, str]:
     page = expect(call_sync(port, "GET", f"/t/{event.slug}/"), 200, what="the tournament page")
     text = page.body.decode("utf-8", "replace")
-    urls = {region: live_url(text, region) for region in ("tables", "standings")}
+    urls = {region: live_url(text, region) for region in ("live",)}
     missing = [region for region, url in urls.items() if not url]
     if missing:
         raise RuntimeError(f"The tournament page has no live {', '.join(missing)} part.")
@@ -880,11 +878,8 @@ def probe_costs(port: int, event: Event, rounds: int = 30) -> dict:
     etag = api.headers.get("etag")
     token = event.organizer
     probes = {
-        "tables fragment 204": lambda: call(
-            port, "GET", urls["tables"], headers={"HX-Request": "true"}
-        ),
-        "standings fragment 204": lambda: call(
-            port, "GET", urls["standings"], headers={"HX-Request": "true"}
+        "page's live poll 204": lambda: call(
+            port, "GET", urls["live"], headers={"HX-Request": "true"}
         ),
         "standings API 304": lambda: call(
             port, "GET", urls["api"], headers={"If-None-Match": etag} if etag else {}

@@ -65,7 +65,7 @@ def follow_game(
     from tournaments.tasks import request_recompute
 
     stage = match.round.stage
-    live.forget_tables(stage.tournament.slug, stage.order, match.round.number)
+    live.table_changed(stage.tournament.slug, stage.order, match.round.number)
     if not can_move_standings(change, status, stage.tournament.include_live):
         return
     advance_bracket(match)
