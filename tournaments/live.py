@@ -16,6 +16,7 @@ already holds is current, so whoever gets one learns nothing new.
 """
 
 import hashlib
+import time
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -75,19 +76,20 @@ def forget_tables(slug: str, stage_order: int, round_number: int) -> None:
 
 def table_changed(slug: str, stage_order: int, round_number: int) -> None:
     """A game at one of the round's tables changed: its pollers see it within
-    TABLES_HOLD seconds. The kept state is marked to expire then, once, rather than
-    forgotten at every hand: 64 tables each recording a hand every few seconds would
-    otherwise send most polls to the database. Costs one cache read per hand."""
+    TABLES_HOLD seconds. The kept state is marked stale by then rather than forgotten at
+    every hand: 64 tables each recording a hand every few seconds would otherwise send
+    most polls to the database. Costs one cache read per hand (and a write the first time)."""
     keys = _tables_keys(slug, stage_order, round_number)
     if TABLES_HOLD <= 0:
         cache.delete_many(keys)
         return
+    by = time.time() + TABLES_HOLD
     kept = cache.get_many(keys)
-    expiring = {
-        key: replace(state, expiring=True) for key, state in kept.items() if not state.expiring
+    sooner = {
+        key: replace(state, fresh_until=by) for key, state in kept.items() if state.fresh_until > by
     }
-    if expiring:
-        cache.set_many(expiring, TABLES_HOLD)
+    if sooner:
+        cache.set_many(sooner, TAG_SECONDS)
 
 
 def forget_standings(slug: str, stage_orders) -> None:
@@ -150,7 +152,15 @@ class TablesState:
     tag: str
     head: str
     tables: tuple[tuple[int, int, str], ...]  # (match id, table number, tag) by number
-    expiring: bool = False  # a table changed since: the state expires within TABLES_HOLD
+    # Until when (epoch seconds) the state may be shown without asking the database: a
+    # round being played is read again every TABLES_HOLD seconds (by one poll, while the
+    # others are answered from this state), one at rest every TAG_SECONDS unless a
+    # writer says otherwise.
+    fresh_until: float = 0.0
+
+    @property
+    def fresh(self) -> bool:
+        return time.time() < self.fresh_until
 
     @property
     def tags(self) -> list[tuple[int, str]]:
@@ -173,7 +183,8 @@ def table_tags(round_) -> list[tuple[int, str]]:
 def tables_state(round_, *, staff: bool) -> TablesState:
     """The round's tables as pollers compare them (one query), remembered under its tag for
     a while so that a poller still holding it is sent only the tables changed since."""
-    tables = tuple((row[0], row[1], digest(*row)) for row in _table_rows(round_)) if round_ else ()
+    rows = _table_rows(round_) if round_ else []
+    tables = tuple((row[0], row[1], digest(*row)) for row in rows)
     head = (
         digest(round_.pk, round_.number, round_.status, *(pk for pk, _, _ in tables))
         if round_
@@ -181,9 +192,22 @@ def tables_state(round_, *, staff: bool) -> TablesState:
     )
     # Staff see rounds in draft: their tags are never the public's.
     tag = ("s" if staff else "p") + digest(head, *(tag for _, _, tag in tables))
-    state = TablesState(tag=tag, head=head, tables=tables)
+    playing = any(row[-1] == "in_progress" for row in rows)
+    # (With no hold, the writers forget the state at every change instead.)
+    fresh_for = TABLES_HOLD if playing and TABLES_HOLD > 0 else TAG_SECONDS
+    state = TablesState(tag=tag, head=head, tables=tables, fresh_until=time.time() + fresh_for)
     cache.set(was_key(tag), state, HTML_SECONDS)
     return state
+
+
+def claim_refresh(key: str) -> bool:
+    """Whether this request reads a stale kept state again: the first to ask does, for a
+    few seconds; the others are answered from the stale state meanwhile."""
+    return cache.add(f"{key}:refresh", 1, 5)
+
+
+def refreshed(key: str) -> None:
+    cache.delete(f"{key}:refresh")
 
 
 def was_key(tag: str) -> str:

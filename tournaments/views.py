@@ -272,7 +272,12 @@ def live_poll(request, slug: str):
         tables_key = live.tables_key(slug, stage_param, round_param)
         kept = cache.get_many([standings_key, tables_key])
         mark, state = kept.get(standings_key), kept.get(tables_key)
-        if mark is not None and state is not None:
+        # A stale state is read again by one poll; the others are answered from it meanwhile.
+        if (
+            mark is not None
+            and state is not None
+            and (state.fresh or not live.claim_refresh(tables_key))
+        ):
             if (mark.tag, state.tag) == since:
                 return _live_answer(request, _page_tag(mark, state), None, shared=True)
             url = _live_url(slug, stage_param, round_param, everyone, mark, state)
@@ -296,8 +301,13 @@ def live_poll(request, slug: str):
     if keyed and (stage_param == "" or stage_param == parts.stage_param):
         live.keep_standings(live.standings_key(slug, stage_param), parts.mark)
         if not staff and (round_param == "" or round_param == parts.pinned):
+            # Rendered before they are kept, so that the polls answered from the kept
+            # state find every part they may send (in this language) in the cache.
+            parts.standings_html()
+            parts.tables_html()
             key = live.tables_key(slug, stage_param, round_param)
             cache.set(key, parts.state, live.TAG_SECONDS)
+            live.refreshed(key)
     tag = _page_tag(parts.mark, parts.state)
     html = None
     if (parts.mark.tag, parts.state.tag) != since:
@@ -360,14 +370,29 @@ def screen(request, slug: str):
     """The hall screen: standings and live tables in large type, turning pages by itself.
 
     Each answer is one page and asks for the next one after ``SCREEN_SECONDS``, so the
-    screen cycles and shows fresh numbers on every turn without any controls.
+    screen cycles and shows fresh numbers on every turn without any controls. The pages
+    it asks for are kept in the cache under the tags of the standings and tables they
+    show, as the tournament page's live parts are, so several screens (or a screen left
+    on all day) cost a cache read per turn while nothing changes.
     """
+    number = whole_number(request.GET.get("page")) or 0
+    keys = [live.standings_key(slug, ""), live.tables_key(slug, "", "")]
+    if request.htmx:
+        kept = cache.get_many(keys)
+        if len(kept) == len(keys) and kept[keys[1]].fresh:
+            html = cache.get(_screen_key(slug, number, kept[keys[0]], kept[keys[1]]))
+            if html is not None:
+                return HttpResponse(html)
     tournament = _visible(request, slug)
     stages = list(tournament.stages.all())
     stage = selectors.pick_stage(tournament, None, stages)
-    view = selectors.standings(tournament, stage)
     rounds = selectors.rounds_of(stage, include_drafts=False) if stage else []
     current = selectors.pick_round(rounds, None)
+    mark = selectors.standings_mark(tournament, stage)
+    state = live.tables_state(current, staff=False)
+    live.keep_standings(keys[0], mark)
+    cache.set(keys[1], state, live.TAG_SECONDS)
+    view = selectors.standings(tournament, stage, mark=mark)
     tables = (
         [t for t in selectors.tables_of(current, tournament) if not t.match.bye] if current else []
     )
@@ -380,8 +405,8 @@ def screen(request, slug: str):
     ]
     if not pages:
         pages = [("empty", [], 0)]
-    number = (whole_number(request.GET.get("page")) or 0) % len(pages)
-    kind, items, offset = pages[number]
+    shown = number % len(pages)
+    kind, items, offset = pages[shown]
     context = {
         "tournament": tournament,
         "stage": stage,
@@ -389,15 +414,23 @@ def screen(request, slug: str):
         "kind": kind,
         "items": items,
         "offset": offset,
-        "page": number + 1,
+        "page": shown + 1,
         "pages": len(pages),
-        "next_page": (number + 1) % len(pages),
+        "next_page": (shown + 1) % len(pages),
         "seconds": SCREEN_SECONDS,
         "columns": _metric_columns(view.order)[:3],
         "standings": view,
     }
-    template = "tournaments/_screen_page.html" if request.htmx else "tournaments/screen.html"
-    return render(request, template, context)
+    if not request.htmx:
+        return render(request, "tournaments/screen.html", context)
+    # The turning page holds nothing personal: kept for every screen that asks for it.
+    html = render_to_string("tournaments/_screen_page.html", context)
+    cache.set(_screen_key(slug, number, mark, state), html, live.HTML_SECONDS)
+    return HttpResponse(html)
+
+
+def _screen_key(slug: str, number: int, mark: StandingsMark, state: live.TablesState) -> str:
+    return f"live:screen:{slug}:{number}:{mark.tag}:{state.tag}:{get_language()}"
 
 
 # --- printing ------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ from the cache, cards rendered once per change, cache headers for a proxy in fro
 
 import random
 import re
+import time
 from unittest import mock
 
 import pytest
@@ -294,7 +295,7 @@ def test_a_poller_whose_tables_are_no_longer_known_gets_the_whole_tables_part(
     assert body.count('class="table-card"') == 4
 
 
-def test_a_hand_marks_the_kept_tables_to_expire_once_rather_than_forgetting_them(
+def test_a_hand_marks_the_kept_tables_stale_within_the_hold_rather_than_forgetting_them(
     client, event, organizer, monkeypatch, django_capture_on_commit_callbacks
 ):
     tournament, stage, round_ = event
@@ -303,16 +304,40 @@ def test_a_hand_marks_the_kept_tables_to_expire_once_rather_than_forgetting_them
     client.cookies.clear()
     assert client.get(url, **HTMX).status_code == 204  # the state is kept
     key = live.tables_key(tournament.slug, str(stage.order), "")
+    assert live.cache.get(key).fresh_until > time.time() + 10  # no game in play: at rest
     with mock.patch.object(live.cache, "set_many", wraps=live.cache.set_many) as marks:
         for _ in range(3):
             with django_capture_on_commit_callbacks(execute=True):
                 one_hand(tables(round_)[0].game, organizer)
-    assert live.cache.get(key).expiring
-    assert marks.call_count == 1  # later hands do not push the expiry back
-    # Until it expires the pollers keep what they hold, without a query.
+    assert live.cache.get(key).fresh_until <= time.time() + 2
+    assert marks.call_count == 1  # later hands do not push the deadline back
+    # Until then the pollers keep what they hold, without a query.
     with CaptureQueriesContext(connection) as queries:
         assert client.get(url, **HTMX).status_code == 204
     assert len(queries) == 0
+
+
+def test_a_stale_state_is_read_again_by_one_poll_while_the_others_are_answered_from_it(
+    client, event, organizer, monkeypatch, django_capture_on_commit_callbacks
+):
+    tournament, stage, round_ = event
+    monkeypatch.setattr(live, "TABLES_HOLD", 2)
+    url = poll_url(client, tournament)
+    client.cookies.clear()
+    assert client.get(url, **HTMX).status_code == 204  # the state is kept
+    with django_capture_on_commit_callbacks(execute=True):
+        one_hand(tables(round_)[0].game, organizer)
+    key = live.tables_key(tournament.slug, str(stage.order), "")
+    stale = live.cache.get(key)
+    live.cache.set(key, live.replace(stale, fresh_until=time.time() - 1), live.TAG_SECONDS)
+    assert live.claim_refresh(key)  # another poll is reading the database already
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url, **HTMX).status_code == 204
+    assert len(queries) == 0
+    live.refreshed(key)
+    changed = client.get(url, **HTMX)  # this one reads it again
+    assert changed.status_code == 200 and 'id="table-1"' in changed.content.decode()
+    assert live.cache.get(key).fresh  # in play: fresh for the hold
 
 
 def test_a_tournament_made_private_stops_answering_from_the_cache(
@@ -438,3 +463,49 @@ def test_odd_poll_parameters_are_answered_not_crashed(client, event):
     tournament, _, _ = event
     for query in ("", "?stage=x&round=99999999", "?s=&t=", "?stage=9&round=9&t=p&s=zz", "?all=1"):
         assert client.get(f"/t/{tournament.slug}/live/{query}", **HTMX).status_code in (200, 204)
+
+
+# --- a game's page ----------------------------------------------------------------------------
+
+
+def test_a_game_page_poll_is_answered_from_the_cache_until_the_game_changes(
+    client, event, organizer, django_capture_on_commit_callbacks
+):
+    _, _, round_ = event
+    game = tables(round_)[0].game
+    page = client.get(f"/games/{game.pk}/").content.decode()
+    url = re.search(r'id="game-live"[^>]* hx-get="([^"]+)"', page).group(1).replace("&amp;", "&")
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url, **HTMX).status_code == 204
+    assert len(queries) == 0
+    with django_capture_on_commit_callbacks(execute=True):
+        one_hand(game, organizer)
+    changed = client.get(url, **HTMX)
+    assert changed.status_code == 200
+    # The next viewer gets the part rendered once for this revision.
+    with mock.patch("scoring.views.render_to_string") as render:
+        again = client.get(url, **HTMX)
+    render.assert_not_called()
+    assert again.content == changed.content
+
+
+# --- the hall screen --------------------------------------------------------------------------
+
+
+def test_a_hall_screen_turn_is_served_from_the_cache_until_what_it_shows_changes(
+    client, event, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, round_ = event
+    url = f"/t/{tournament.slug}/screen/?page=1"
+    assert client.get(f"/t/{tournament.slug}/screen/").status_code == 200
+    first = client.get(url, **HTMX)
+    assert first.status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(url, **HTMX)
+    assert len(queries) == 0
+    assert again.content == first.content
+    with django_capture_on_commit_callbacks(execute=True):
+        one_hand(tables(round_)[0].game, organizer)
+    with CaptureQueriesContext(connection) as queries:
+        client.get(url, **HTMX)
+    assert len(queries) > 0  # the tables changed: the turn is rebuilt
