@@ -120,13 +120,22 @@ def unchanged_share(polls: list[tuple], *, until: float) -> tuple[float | None, 
     return unchanged / len(during), len(during)
 
 
-_ELEMENT = re.compile(r"<[a-zA-Z][^>]*>")
 _ATTRIBUTE = re.compile(r'([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*=\s*"([^"]*)"')
 
 
 def live_url(page: str, region: str) -> str | None:
-    """The URL the element with id ``region`` polls (its ``hx-get``), unescaped, or None."""
-    for element in _ELEMENT.findall(page):
+    """The URL the element with id ``region`` polls (its ``hx-get``), unescaped, or None.
+
+    Only the elements that name the id are parsed: a changed poll's answer carries up to
+    64 table cards, and the load generator shares the server's two cores."""
+    marker = f'id="{region}"'
+    elements, at = [], page.find(marker)
+    while at >= 0:
+        start, end = page.rfind("<", 0, at), page.find(">", at)
+        if start >= 0 and end >= 0:
+            elements.append(page[start : end + 1])
+        at = page.find(marker, at + 1)
+    for element in elements:
         attributes = dict(_ATTRIBUTE.findall(element))
         if attributes.get("id") == region and "hx-get" in attributes:
             return html.unescape(attributes["hx-get"])
@@ -402,6 +411,32 @@ def viewers_main(port, urls, count, stop, until, out, seed):
 
 # ---------------------------------------------------------------------------------------
 # The stack: database, Redis, gunicorn, Celery worker and beat
+
+
+def group_cpu(pgid: int) -> float:
+    """CPU seconds used so far by the processes of a group (gunicorn's master and
+    workers), with the workers it has already reaped; 0 where /proc cannot tell."""
+    ticks, total = os.sysconf("SC_CLK_TCK"), 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # fields from the state on: state ppid pgrp ...
+            total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    return total / ticks
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, all) CPU ticks of the whole machine so far, from /proc/stat."""
+    try:
+        values = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    except OSError:
+        return 0.0, 0.0
+    idle = values[3] + (values[4] if len(values) > 4 else 0)
+    return float(sum(values) - idle), float(sum(values))
 
 
 def free_port() -> int:
@@ -827,6 +862,8 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
         window["planned"] = True
     else:
         window["up"] = 0.0  # nothing to wait for
+    web = stack.processes["gunicorn"].pid
+    cpu_before, busy_before = (group_cpu(web), time.monotonic()), machine_busy()
     for process in (referees, crowd):
         if process:
             process.start()
@@ -855,6 +892,7 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
                 process.join(10)
                 if process.is_alive():
                     process.kill()
+    cpu_after, busy_after = (group_cpu(web), time.monotonic()), machine_busy()
     played = results.get("referees", {})
     lags, unseen = standings_lags(played.get("finished", {}), entrants, seen)
     return {
@@ -868,6 +906,11 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
         "lags": lags,
         "unseen": unseen,
         "window": window,
+        # The web workers' CPU per second of the phase, and how busy the whole machine
+        # was (other people's work included): what to read the latencies against.
+        "web_cpu": (cpu_after[0] - cpu_before[0]) / max(cpu_after[1] - cpu_before[1], 1e-9),
+        "machine_busy": (busy_after[0] - busy_before[0])
+        / max(busy_after[1] - busy_before[1], 1e-9),
     }
 
 
@@ -972,6 +1015,8 @@ def phase_figures(phase: dict) -> dict:
         "outage_requests": len(outage_requests),
         "outage_failed": sum(1 for entry in outage_requests if entry[2] == 0 or entry[2] >= 500),
         "client_cpu": (played.get("cpu") or 0.0) + (phase["viewer_cpu"] or 0.0),
+        "web_cpu": phase.get("web_cpu"),
+        "machine_busy": phase.get("machine_busy"),
     }
 
 
@@ -998,7 +1043,8 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
     header = (
         f"{'phase':<16}{'hands':>6}{'games':>8}{'play':>8}{'ref p50':>9}{'ref p95':>9}"
         f"{'vs N=0':>8}{'view p50':>10}{'view p95':>10}{'polls/s':>9}{'unchanged':>11}"
-        f"{'lag p50':>9}{'lag max':>9}{'errors':>8}{'client cpu':>12}"
+        f"{'lag p50':>9}{'lag max':>9}{'errors':>8}{'client cpu':>12}{'web cpu':>9}"
+        f"{'machine':>9}"
     )
     print(header)
     print("-" * len(header))
@@ -1016,6 +1062,7 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
             f"{secs(figure['lag']['p50']):>9}{secs(figure['lag']['max']):>9}"
             f"{figure['referee_errors'] + figure['viewer_errors']:>8}"
             f"{figure['client_cpu']:>10.1f} s"
+            f"{figure['web_cpu'] or 0:>8.2f}c{figure['machine_busy'] or 0:>9.0%}"
         )
     print()
     print(
