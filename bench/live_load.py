@@ -31,7 +31,9 @@ viewers leave and the referees finish the round without pauses, unmeasured.
 
 The load generator shares the machine's two cores with the server: it is plain asyncio
 over raw HTTP/1.1 (gunicorn's sync workers close every connection anyway), referees and
-viewers in separate processes, and it prints its own CPU time. Figures on a shared
+viewers in separate processes, and it prints its own CPU time, the CPU the web workers
+used per second of each phase ("web cpu", in cores) and how busy the whole machine was
+("machine", other people's work included). Figures on a shared
 machine are noisy; compare ratios within one run, not across runs.
 """
 

@@ -1,18 +1,24 @@
-"""The live parts of a tournament page, kept in the cache so that a hall of phones costs little.
+"""The live parts of the pages, kept in the cache so that a hall of phones costs little.
 
-A poll carries the tag of what it shows, and a tag changes only when what that viewer
-sees changes: a table's with its game and match, a round's with its tables, the
-standings' with the snapshot's content. The current tags sit in the cache under a key
-named by the poll's own address, so an unchanged poll is answered after one cache read,
-with no query and no rendering. The writers forget the keys they make stale once their
-transaction commits; the next poll computes the tag from the database and keeps it.
+The tournament page polls once for both its parts, carrying the tags of what it shows,
+and a tag changes only when what that viewer sees changes: a table's with its game and
+match, the round's with its tables, the standings' with the snapshot's content. The
+current tags sit in the cache under a key named by the poll's own query, so an unchanged
+poll is answered after one cache read, with no query and no rendering.
+
+The writers forget the standings' mark and a round's state once their transaction
+commits. A hand is different: 64 tables each recording a hand every few seconds would
+forget the round's state faster than the pollers could use it, so a hand only marks the
+kept state stale within TABLES_HOLD seconds, and a state of a round in play is read
+again every TABLES_HOLD seconds by one poll while the others are answered from it.
 
 A changed part is rendered once per change and served to every viewer from the cache:
-each table on its own (a hand at one table re-renders that table alone), and the
-assembled fragment under its tag.
+each table on its own (a hand at one table re-renders that table alone), and a poller is
+sent only the tables that changed since the tag it holds.
 
 The fast path checks no visibility: a 204 or 304 only tells a poller that what it
-already holds is current, so whoever gets one learns nothing new.
+already holds is current, and a kept state exists only once a public, visible poll made
+it (changing the tournament's visibility forgets them all).
 """
 
 import hashlib
