@@ -280,18 +280,26 @@ def live_poll(request, slug: str):
         ):
             if (mark.tag, state.tag) == since:
                 return _live_answer(request, _page_tag(mark, state), None, shared=True)
-            url = _live_url(slug, stage_param, round_param, everyone, mark, state)
+            # The pollers that last heard from the same state share this answer: with a
+            # round read again every TABLES_HOLD seconds, many of them do.
             language = get_language()
-            html = _changes(
-                _poller(url),
-                mark,
-                state,
-                since,
-                standings=lambda: cache.get(_standings_html_key(slug, everyone, mark.tag)),
-                tables=lambda: cache.get(_tables_html_key(slug, state.tag)),
-                was=lambda tag: cache.get(live.was_key(tag)),
-                cards=lambda tables: _cached_cards(tables, language),
-            )
+            query = f"{slug}:{stage_param}:{round_param}:{int(everyone)}:{language}"
+            answer_key = f"live:answer:{query}:{live.digest(*since)}:{_page_tag(mark, state)}"
+            html = cache.get(answer_key)
+            if html is None:
+                url = _live_url(slug, stage_param, round_param, everyone, mark, state)
+                html = _changes(
+                    _poller(url),
+                    mark,
+                    state,
+                    since,
+                    standings=lambda: cache.get(_standings_html_key(slug, everyone, mark.tag)),
+                    tables=lambda: cache.get(_tables_html_key(slug, state.tag)),
+                    was=lambda tag: cache.get(live.was_key(tag)),
+                    cards=lambda tables: _cached_cards(tables, language),
+                )
+                if html is not None:
+                    cache.set(answer_key, html, live.TAG_SECONDS)
             if html is not None:
                 return _live_answer(request, _page_tag(mark, state), html, shared=True)
     tournament = _visible(request, slug)
