@@ -151,6 +151,17 @@ def main() -> None:
             others += [timed(phone, held, 200, **HTMX) for _ in range(4)]
         report("changed poll after a hand at one table, first viewer", first)
         report("changed poll after a hand at one table, every other viewer", others)
+
+        # As in the live-load bench: every table has changed since the viewer's last poll.
+        first, others = [], []
+        for _ in range(CHANGES // 4):
+            held = poll_url(phone, slug)
+            for game in games:
+                hand_at(game)
+            first.append(timed(phone, held, 200, **HTMX))
+            others += [timed(phone, held, 200, **HTMX) for _ in range(4)]
+        report("changed poll after a hand at all 64 tables, first viewer", first)
+        report("changed poll after a hand at all 64 tables, every other viewer", others)
     finally:
         teardown_databases(databases, verbosity=0)
 
