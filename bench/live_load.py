@@ -10,9 +10,9 @@ gunicorn (4 sync workers, or whatever a gunicorn.conf.py in the project says), o
 worker and beat, all with DEBUG=0. It builds a 256-player DCS Swiss event through the
 API, then plays one round per phase: 64 referee clients record every hand through the
 API (an Idempotency-Key on each, 1-2 s between hands) while N viewers poll every 5 s as
-the pages do: 80 % the tournament page's two live parts (the tables and the standings
-fragments, each with the tag it last received), 20 % the standings API with
-If-None-Match. A last round is played with Redis killed for 10 s in the middle.
+the pages do: 80 % the tournament page's one live poll (with the tags of the standings and
+tables it last received, from the poller each answer carries), 20 % the standings API
+with If-None-Match. A last round is played with Redis killed for 10 s in the middle.
 
 It prints, per phase, the referees' latency against the no-viewer phase of the same run,
 the viewers' latency, the share of polls answered unchanged (204/304) while games were
@@ -31,7 +31,9 @@ viewers leave and the referees finish the round without pauses, unmeasured.
 
 The load generator shares the machine's two cores with the server: it is plain asyncio
 over raw HTTP/1.1 (gunicorn's sync workers close every connection anyway), referees and
-viewers in separate processes, and it prints its own CPU time. Figures on a shared
+viewers in separate processes, and it prints its own CPU time, the CPU the web workers
+used per second of each phase ("web cpu", in cores) and how busy the whole machine was
+("machine", other people's work included). Figures on a shared
 machine are noisy; compare ratios within one run, not across runs.
 """
 
@@ -58,8 +60,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# The project's virtualenv, else the one this script runs in (a checkout without its own).
 BIN = ROOT / ".venv" / "bin"
-PYTHON = str(BIN / "python") if (BIN / "python").exists() else sys.executable
+if not (BIN / "python").exists():
+    BIN = Path(sys.executable).parent
+PYTHON = str(BIN / "python")
 HOST = "127.0.0.1"
 PLAYERS = 256
 REFEREES = 64
@@ -117,13 +122,22 @@ def unchanged_share(polls: list[tuple], *, until: float) -> tuple[float | None, 
     return unchanged / len(during), len(during)
 
 
-_ELEMENT = re.compile(r"<[a-zA-Z][^>]*>")
 _ATTRIBUTE = re.compile(r'([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*=\s*"([^"]*)"')
 
 
 def live_url(page: str, region: str) -> str | None:
-    """The URL the element with id ``region`` polls (its ``hx-get``), unescaped, or None."""
-    for element in _ELEMENT.findall(page):
+    """The URL the element with id ``region`` polls (its ``hx-get``), unescaped, or None.
+
+    Only the elements that name the id are parsed: a changed poll's answer carries up to
+    64 table cards, and the load generator shares the server's two cores."""
+    marker = f'id="{region}"'
+    elements, at = [], page.find(marker)
+    while at >= 0:
+        start, end = page.rfind("<", 0, at), page.find(">", at)
+        if start >= 0 and end >= 0:
+            elements.append(page[start : end + 1])
+        at = page.find(marker, at + 1)
+    for element in elements:
         attributes = dict(_ATTRIBUTE.findall(element))
         if attributes.get("id") == region and "hx-get" in attributes:
             return html.unescape(attributes["hx-get"])
@@ -346,7 +360,7 @@ def referees_main(port, tables, seconds, out, seed):
 
 
 # ---------------------------------------------------------------------------------------
-# The viewers' process: page viewers poll both live parts, API viewers the standings
+# The viewers' process: page viewers make the page's one live poll, API viewers the standings
 
 
 async def _poll_part(port, url, part, stop, until, polls, offset):
@@ -364,8 +378,7 @@ async def _poll_part(port, url, part, stop, until, polls, offset):
         if answer.status == 200:
             etag = answer.headers.get("etag", etag)
             if part != "api":
-                region = "tables" if part == "tables" else "standings"
-                url = live_url(answer.body.decode("utf-8", "replace"), region) or url
+                url = live_url(answer.body.decode("utf-8", "replace"), "live") or url
         tick += POLL_SECONDS
         # Like htmx's timer, a slow answer does not bunch the next polls together.
         while tick < time.monotonic():
@@ -391,11 +404,7 @@ def viewers_main(port, urls, count, stop, until, out, seed):
             if viewer % 5 == 4:
                 tasks.append(_poll_part(port, urls["api"], "api", stop, until, polls, offset))
             else:
-                tasks.append(_poll_part(port, urls["tables"], "tables", stop, until, polls, offset))
-                offset = rng.uniform(0, POLL_SECONDS)
-                tasks.append(
-                    _poll_part(port, urls["standings"], "standings", stop, until, polls, offset)
-                )
+                tasks.append(_poll_part(port, urls["live"], "page", stop, until, polls, offset))
         await asyncio.gather(*tasks)
 
     asyncio.run(watch())
@@ -404,6 +413,32 @@ def viewers_main(port, urls, count, stop, until, out, seed):
 
 # ---------------------------------------------------------------------------------------
 # The stack: database, Redis, gunicorn, Celery worker and beat
+
+
+def group_cpu(pgid: int) -> float:
+    """CPU seconds used so far by the processes of a group (gunicorn's master and
+    workers), with the workers it has already reaped; 0 where /proc cannot tell."""
+    ticks, total = os.sysconf("SC_CLK_TCK"), 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # fields from the state on: state ppid pgrp ...
+            total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    return total / ticks
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, all) CPU ticks of the whole machine so far, from /proc/stat."""
+    try:
+        values = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    except OSError:
+        return 0.0, 0.0
+    idle = values[3] + (values[4] if len(values) > 4 else 0)
+    return float(sum(values) - idle), float(sum(values))
 
 
 def free_port() -> int:
@@ -733,7 +768,7 @@ def open_round(port: int, event: Event) -> dict:
 def live_urls(port: int, event: Event) -> dict[str, str]:
     page = expect(call_sync(port, "GET", f"/t/{event.slug}/"), 200, what="the tournament page")
     text = page.body.decode("utf-8", "replace")
-    urls = {region: live_url(text, region) for region in ("tables", "standings")}
+    urls = {region: live_url(text, region) for region in ("live",)}
     missing = [region for region, url in urls.items() if not url]
     if missing:
         raise RuntimeError(f"The tournament page has no live {', '.join(missing)} part.")
@@ -829,6 +864,8 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
         window["planned"] = True
     else:
         window["up"] = 0.0  # nothing to wait for
+    web = stack.processes["gunicorn"].pid
+    cpu_before, busy_before = (group_cpu(web), time.monotonic()), machine_busy()
     for process in (referees, crowd):
         if process:
             process.start()
@@ -857,6 +894,7 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
                 process.join(10)
                 if process.is_alive():
                     process.kill()
+    cpu_after, busy_after = (group_cpu(web), time.monotonic()), machine_busy()
     played = results.get("referees", {})
     lags, unseen = standings_lags(played.get("finished", {}), entrants, seen)
     return {
@@ -870,6 +908,11 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
         "lags": lags,
         "unseen": unseen,
         "window": window,
+        # The web workers' CPU per second of the phase, and how busy the whole machine
+        # was (other people's work included): what to read the latencies against.
+        "web_cpu": (cpu_after[0] - cpu_before[0]) / max(cpu_after[1] - cpu_before[1], 1e-9),
+        "machine_busy": (busy_after[0] - busy_before[0])
+        / max(busy_after[1] - busy_before[1], 1e-9),
     }
 
 
@@ -880,11 +923,8 @@ def probe_costs(port: int, event: Event, rounds: int = 30) -> dict:
     etag = api.headers.get("etag")
     token = event.organizer
     probes = {
-        "tables fragment 204": lambda: call(
-            port, "GET", urls["tables"], headers={"HX-Request": "true"}
-        ),
-        "standings fragment 204": lambda: call(
-            port, "GET", urls["standings"], headers={"HX-Request": "true"}
+        "page's live poll 204": lambda: call(
+            port, "GET", urls["live"], headers={"HX-Request": "true"}
         ),
         "standings API 304": lambda: call(
             port, "GET", urls["api"], headers={"If-None-Match": etag} if etag else {}
@@ -977,6 +1017,8 @@ def phase_figures(phase: dict) -> dict:
         "outage_requests": len(outage_requests),
         "outage_failed": sum(1 for entry in outage_requests if entry[2] == 0 or entry[2] >= 500),
         "client_cpu": (played.get("cpu") or 0.0) + (phase["viewer_cpu"] or 0.0),
+        "web_cpu": phase.get("web_cpu"),
+        "machine_busy": phase.get("machine_busy"),
     }
 
 
@@ -1003,7 +1045,8 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
     header = (
         f"{'phase':<16}{'hands':>6}{'games':>8}{'play':>8}{'ref p50':>9}{'ref p95':>9}"
         f"{'vs N=0':>8}{'view p50':>10}{'view p95':>10}{'polls/s':>9}{'unchanged':>11}"
-        f"{'lag p50':>9}{'lag max':>9}{'errors':>8}{'client cpu':>12}"
+        f"{'lag p50':>9}{'lag max':>9}{'errors':>8}{'client cpu':>12}{'web cpu':>9}"
+        f"{'machine':>9}"
     )
     print(header)
     print("-" * len(header))
@@ -1021,6 +1064,7 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
             f"{secs(figure['lag']['p50']):>9}{secs(figure['lag']['max']):>9}"
             f"{figure['referee_errors'] + figure['viewer_errors']:>8}"
             f"{figure['client_cpu']:>10.1f} s"
+            f"{figure['web_cpu'] or 0:>8.2f}c{figure['machine_busy'] or 0:>9.0%}"
         )
     print()
     print(

@@ -5,4 +5,5 @@ class ScoringConfig(AppConfig):
     name = "scoring"
 
     def ready(self) -> None:
-        from scoring import permissions  # noqa: F401 - registers the game rules
+        # The game rules, and the receiver that clears the live pages' cache.
+        from scoring import permissions, receivers  # noqa: F401

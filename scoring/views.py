@@ -11,14 +11,16 @@ from collections.abc import Callable
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.staticfiles import finders
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_POST
 
 from accounts.idempotency import claim
@@ -28,6 +30,7 @@ from scoring import charts, services, wording
 from scoring.bounds import MAX_PLAY_POINTS, MOST_PLAY_POINTS, PLAY_POINTS_STEP
 from scoring.forms import CorrectionForm, EventForm, HandForm, ReopenForm, in_names
 from scoring.models import Game, Hand, ScoreEvent
+from scoring.receivers import live_key
 from scoring.rulesets import RuleSet, ScoringError
 from scoring.selectors import game_sheet, preview_hand, ruleset_of
 
@@ -102,15 +105,34 @@ def _totals(game: Game, sheet) -> list[dict]:
     ]
 
 
+# How long a game's public live part is kept without a writer's word.
+LIVE_SECONDS = 120
+
+
 def game_page(request, pk: int):
-    """Public: every hand, the running totals and a chart; refreshes itself while live."""
+    """Public: every hand, the running totals and a chart; refreshes itself while live.
+
+    Its poll carries the revision it shows and is answered 204 after one cache read while
+    the game is unchanged; a changed live part is rendered once per revision and language
+    and served from the cache to the game's other viewers (it holds nothing personal)."""
+    since = request.GET.get("since")
+    if request.htmx and since and cache.get(live_key(pk)) == since:
+        return HttpResponse(status=204)
     game = _viewable(request, pk)
+    cache.set(live_key(pk), str(game.revision), LIVE_SECONDS)
     if request.htmx and _unchanged(request, game):
         return HttpResponse(status=204)
-    template = "scoring/_game_live.html" if request.htmx else "scoring/game.html"
-    context = _sheet_context(game)
-    context["can_score"] = allowed(request.user, "game.score", game)
-    response = render(request, template, context)
+    if request.htmx:
+        key = f"live:game-html:{game.pk}:{game.revision}:{get_language()}"
+        html = cache.get(key)
+        if html is None:
+            html = render_to_string("scoring/_game_live.html", _sheet_context(game), request)
+            cache.set(key, html, LIVE_SECONDS)
+        response = HttpResponse(html)
+    else:
+        context = _sheet_context(game)
+        context["can_score"] = allowed(request.user, "game.score", game)
+        response = render(request, "scoring/game.html", context)
     response["ETag"] = f'"game-{game.pk}-{game.revision}"'
     return response
 

@@ -1,25 +1,31 @@
-"""The live parts of a tournament page, kept in the cache so that a hall of phones costs little.
+"""The live parts of the pages, kept in the cache so that a hall of phones costs little.
 
-A poll carries the tag of what it shows, and a tag changes only when what that viewer
-sees changes: a table's with its game and match, a round's with its tables, the
-standings' with the snapshot's content. The current tags sit in the cache under a key
-named by the poll's own address, so an unchanged poll is answered after one cache read,
-with no query and no rendering. The writers forget the keys they make stale once their
-transaction commits; the next poll computes the tag from the database and keeps it.
+The tournament page polls once for both its parts, carrying the tags of what it shows,
+and a tag changes only when what that viewer sees changes: a table's with its game and
+match, the round's with its tables, the standings' with the snapshot's content. The
+current tags sit in the cache under a key named by the poll's own query, so an unchanged
+poll is answered after one cache read, with no query and no rendering.
+
+The writers forget the standings' mark and a round's state once their transaction
+commits. A hand is different: 64 tables each recording a hand every few seconds would
+forget the round's state faster than the pollers could use it, so a hand only marks the
+kept state stale within TABLES_HOLD seconds, and a state of a round in play is read
+again every TABLES_HOLD seconds by one poll while the others are answered from it.
 
 A changed part is rendered once per change and served to every viewer from the cache:
-each table on its own (a hand at one table re-renders that table alone), and the
-assembled fragment under its tag.
+each table on its own (a hand at one table re-renders that table alone), and a poller is
+sent only the tables that changed since the tag it holds.
 
 The fast path checks no visibility: a 204 or 304 only tells a poller that what it
-already holds is current, so whoever gets one learns nothing new.
+already holds is current, and a kept state exists only once a public, visible poll made
+it (changing the tournament's visibility forgets them all).
 """
 
 import hashlib
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from django.conf import settings
 from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.utils.translation import get_language
@@ -33,6 +39,8 @@ HTML_SECONDS = 120
 STALE_AFTER = 5
 # What a reverse proxy or CDN in front may keep a public live part for.
 PUBLIC_SECONDS = 2
+# A hand at one table reaches the tables' pollers within this long (see table_changed).
+TABLES_HOLD = 2
 
 
 def digest(*parts) -> str:
@@ -44,10 +52,11 @@ def digest(*parts) -> str:
 # --- keys ----------------------------------------------------------------------------------
 
 
-def tables_key(slug: str, stage: str, round_: str, language: str) -> str:
-    """Where the public tag and HTML of ``/t/<slug>/tables/?stage=..&round=..`` are kept
-    for a language: a poll behind them gets the new part without a query too."""
-    return f"live:tables:{slug}:{stage}:{round_}:{language}"
+def tables_key(slug: str, stage: str, round_: str) -> str:
+    """Where the public state of the tables a poll asks for (``stage`` and ``round`` as in
+    its query, "" for the default and the latest) is kept: a poll behind it is answered
+    without a query."""
+    return f"live:tables:{slug}:{stage}:{round_}"
 
 
 def standings_key(slug: str, stage: str) -> str:
@@ -55,17 +64,38 @@ def standings_key(slug: str, stage: str) -> str:
     return f"live:standings:{slug}:{stage}"
 
 
+def _tables_keys(slug: str, stage_order: int, round_number: int) -> list[str]:
+    """The keys of every poll that may show this round: the round asked for by number,
+    and the latest round, of the stage and by default."""
+    return [
+        tables_key(slug, stage, round_)
+        for stage in (str(stage_order), "")
+        for round_ in (str(round_number), "")
+    ]
+
+
 def forget_tables(slug: str, stage_order: int, round_number: int) -> None:
-    """A table of this round changed: forget the tags of every poll that may show it
-    (the round asked for by number, and the latest round, of the stage and by default)."""
-    cache.delete_many(
-        [
-            tables_key(slug, stage, round_, language)
-            for stage in (str(stage_order), "")
-            for round_ in (str(round_number), "")
-            for language, _ in settings.LANGUAGES
-        ]
-    )
+    """The round itself changed (published, tables added or moved): forget its tables'
+    state now, so that pollers move to it on their next poll."""
+    cache.delete_many(_tables_keys(slug, stage_order, round_number))
+
+
+def table_changed(slug: str, stage_order: int, round_number: int) -> None:
+    """A game at one of the round's tables changed: its pollers see it within
+    TABLES_HOLD seconds. The kept state is marked stale by then rather than forgotten at
+    every hand: 64 tables each recording a hand every few seconds would otherwise send
+    most polls to the database. Costs one cache read per hand (and a write the first time)."""
+    keys = _tables_keys(slug, stage_order, round_number)
+    if TABLES_HOLD <= 0:
+        cache.delete_many(keys)
+        return
+    by = time.time() + TABLES_HOLD
+    kept = cache.get_many(keys)
+    sooner = {
+        key: replace(state, fresh_until=by) for key, state in kept.items() if state.fresh_until > by
+    }
+    if sooner:
+        cache.set_many(sooner, TAG_SECONDS)
 
 
 def forget_standings(slug: str, stage_orders) -> None:
@@ -120,19 +150,88 @@ TABLE_FIELDS = (
 )
 
 
-def table_tags(round_) -> list[tuple[int, str]]:
-    """Every table of the round (match id) with the tag of what its card shows (one query)."""
+@dataclass(frozen=True)
+class TablesState:
+    """What a poller of one round's tables compares: the round's tag, what shapes the part
+    around the cards (the round and its set of tables), and each table's own tag."""
+
+    tag: str
+    head: str
+    tables: tuple[tuple[int, int, str], ...]  # (match id, table number, tag) by number
+    # Until when (epoch seconds) the state may be shown without asking the database: a
+    # round being played is read again every TABLES_HOLD seconds (by one poll, while the
+    # others are answered from this state), one at rest every TAG_SECONDS unless a
+    # writer says otherwise.
+    fresh_until: float = 0.0
+
+    @property
+    def fresh(self) -> bool:
+        return time.time() < self.fresh_until
+
+    @property
+    def tags(self) -> list[tuple[int, str]]:
+        return [(pk, tag) for pk, _, tag in self.tables]
+
+
+def _table_rows(round_) -> list[tuple]:
     from tournaments.models import Match
 
-    rows = Match.objects.filter(round=round_).order_by("table_number").values_list(*TABLE_FIELDS)
-    return [(row[0], digest(*row)) for row in rows]
+    return list(
+        Match.objects.filter(round=round_).order_by("table_number").values_list(*TABLE_FIELDS)
+    )
 
 
-def round_tag(round_, tables: list[tuple[int, str]]) -> str:
-    """Changes when the round's number or status changes, or any of its tables does."""
-    if round_ is None:
-        return "none"
-    return digest(round_.pk, round_.number, round_.status, *(tag for _, tag in tables))
+def table_tags(round_) -> list[tuple[int, str]]:
+    """Every table of the round (match id) with the tag of what its card shows (one query)."""
+    return [(row[0], digest(*row)) for row in _table_rows(round_)]
+
+
+def tables_state(round_, *, staff: bool) -> TablesState:
+    """The round's tables as pollers compare them (one query), remembered under its tag for
+    a while so that a poller still holding it is sent only the tables changed since."""
+    rows = _table_rows(round_) if round_ else []
+    tables = tuple((row[0], row[1], digest(*row)) for row in rows)
+    head = (
+        digest(round_.pk, round_.number, round_.status, *(pk for pk, _, _ in tables))
+        if round_
+        else "none"
+    )
+    # Staff see rounds in draft: their tags are never the public's.
+    tag = ("s" if staff else "p") + digest(head, *(tag for _, _, tag in tables))
+    playing = any(row[-1] == "in_progress" for row in rows)
+    # (With no hold, the writers forget the state at every change instead.)
+    fresh_for = TABLES_HOLD if playing and TABLES_HOLD > 0 else TAG_SECONDS
+    state = TablesState(tag=tag, head=head, tables=tables, fresh_until=time.time() + fresh_for)
+    cache.set(was_key(tag), state, HTML_SECONDS)
+    return state
+
+
+def claim_refresh(key: str) -> bool:
+    """Whether this request reads a stale kept state again: the first to ask does, for a
+    few seconds; the others are answered from the stale state meanwhile."""
+    return cache.add(f"{key}:refresh", 1, 5)
+
+
+def refreshed(key: str) -> None:
+    cache.delete(f"{key}:refresh")
+
+
+def was_key(tag: str) -> str:
+    """Where the tables state of a tag is remembered, for the pollers that hold it."""
+    return f"live:tables-was:{tag}"
+
+
+def changed_tables(was: TablesState | None, now: TablesState) -> list[tuple[int, int, str]] | None:
+    """The tables whose cards changed from ``was`` to ``now``; None when the part around
+    them changed too (or ``was`` is not known), so that the whole part is sent."""
+    if was is None or was.head != now.head:
+        return None
+    before = dict(was.tags)
+    return [table for table in now.tables if before.get(table[0]) != table[2]]
+
+
+def card_key(tag: str, language: str) -> str:
+    return f"live:table:{tag}:{language}"
 
 
 def table_cards(round_, tournament, tables: list[tuple[int, str]], context: dict) -> list[str]:
@@ -140,7 +239,7 @@ def table_cards(round_, tournament, tables: list[tuple[int, str]], context: dict
     from tournaments.selectors import tables_of
 
     language = get_language()
-    keys = {pk: f"live:table:{tag}:{language}" for pk, tag in tables}
+    keys = {pk: card_key(tag, language) for pk, tag in tables}
     found = cache.get_many(list(keys.values()))
     missing = [pk for pk, key in keys.items() if key not in found]
     if missing:
@@ -163,6 +262,13 @@ def fragment(key: str, build) -> str:
         html = build()
         cache.set(key, html, HTML_SECONDS)
     return html
+
+
+def out_of_band(html: str) -> str:
+    """A part to swap in by its id wherever it is on the page (htmx ``hx-swap-oob``): the
+    attribute goes on the part's first element."""
+    space = html.index(" ", html.index("<"))
+    return f'{html[:space]} hx-swap-oob="true"{html[space:]}'
 
 
 # --- standings -----------------------------------------------------------------------------

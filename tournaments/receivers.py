@@ -67,7 +67,7 @@ def follow_game(
     from tournaments.tasks import request_advance, request_recompute
 
     stage = match.round.stage
-    live.forget_tables(stage.tournament.slug, stage.order, match.round.number)
+    live.table_changed(stage.tournament.slug, stage.order, match.round.number)
     if not can_move_standings(change, status, stage.tournament.include_live):
         return
     if match.slot and advances(stage):

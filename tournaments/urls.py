@@ -5,8 +5,7 @@ from tournaments import eventday_views, officiating_views, organizer_views, view
 urlpatterns = [
     path("", views.home, name="home"),
     path("t/<slug:slug>/", views.tournament_page, name="tournament-page"),
-    path("t/<slug:slug>/standings/", views.standings_live, name="tournament-standings"),
-    path("t/<slug:slug>/tables/", views.tables_live, name="tournament-tables"),
+    path("t/<slug:slug>/live/", views.live_poll, name="tournament-live"),
     path("t/<slug:slug>/entrants/<int:pk>/", views.entrant_page, name="entrant-page"),
     path("t/<slug:slug>/screen/", views.screen, name="tournament-screen"),
     path(

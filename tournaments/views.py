@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, override
 
@@ -55,67 +56,114 @@ def _metric_columns(order: list[str]) -> list[dict]:
 # A page shows this many standings rows unless asked for all: a phone on a slow
 # connection should not download a thousand rows to see the top of the table.
 STANDINGS_SHOWN = 100
+POLL_SECONDS = 5  # how often a page asks whether its live parts changed
 
 
-def _standings_context(
-    request, tournament: Tournament, stage: Stage | None, mark: StandingsMark | None = None
-) -> dict:
-    """The standings part: its tag, and its HTML rendered once per tag and language."""
-    everyone = request.GET.get("all") == "1"
-    mark = mark or selectors.standings_mark(tournament, stage)
-    query = (f"stage={stage.order}&" if stage else "") + ("all=1&" if everyone else "")
-    context = {
-        "tournament": tournament,
-        "standings_url": reverse("tournament-standings", args=[tournament.slug])
-        + f"?{query}since={mark.tag}",
-        "all_url": reverse("tournament-page", args=[tournament.slug])
-        + (f"?stage={stage.order}&all=1" if stage else "?all=1"),
-        "entrant_base": reverse("tournament-page", args=[tournament.slug]) + "entrants/",
-    }
+def _standings_html_key(slug: str, everyone: bool, tag: str) -> str:
+    # The tag already names the stage (its digest holds the stage's id).
+    return f"live:standings-html:{slug}:{int(everyone)}:{tag}:{get_language()}"
 
-    def build() -> str:
-        view = selectors.standings(
-            tournament, stage, limit=None if everyone else STANDINGS_SHOWN, mark=mark
+
+def _tables_html_key(slug: str, tag: str) -> str:
+    # The tag names the round and its tables, and whether staff see drafts ("s"/"p").
+    return f"live:tables-html:{slug}:{tag}:{get_language()}"
+
+
+def _live_url(slug: str, stage: str, round_: str, everyone: bool, mark, state) -> str:
+    query = f"stage={stage}&round={round_}" + ("&all=1" if everyone else "")
+    return reverse("tournament-live", args=[slug]) + f"?{query}&s={mark.tag}&t={state.tag}"
+
+
+def _poller(url: str) -> str:
+    """The page's one live element: it asks every POLL_SECONDS whether anything it shows
+    changed, and the answer replaces it (with the tags of what the page now holds) and
+    swaps the changed parts in by their ids."""
+    return format_html(
+        '<div id="live" hx-get="{}" hx-trigger="every {}s" hx-swap="outerHTML" hidden></div>',
+        url,
+        POLL_SECONDS,
+    )
+
+
+def _page_tag(mark: StandingsMark, state: live.TablesState) -> str:
+    return f"{mark.tag}.{state.tag}"
+
+
+class _LiveParts:
+    """The standings and tables parts of a tournament page as the database has them: their
+    tags, and their HTML rendered once per tag and language (each table's card on its
+    own, so that a hand at one table re-renders that card alone)."""
+
+    def __init__(self, request, tournament: Tournament, stage: Stage | None, staff: bool):
+        self.tournament, self.stage, self.staff = tournament, stage, staff
+        self.everyone = request.GET.get("all") == "1"
+        self.rounds = selectors.rounds_of(stage, include_drafts=staff) if stage else []
+        chosen = request.GET.get("round") or ""
+        self.round = selectors.pick_round(self.rounds, chosen)
+        # Without a round chosen the page follows the stage's latest round.
+        self.pinned = chosen if self.round and chosen == str(self.round.number) else ""
+        self.mark = selectors.standings_mark(tournament, stage)
+        self.state = live.tables_state(self.round, staff=staff)
+        slug = tournament.slug
+        self.stage_param = str(stage.order) if stage else ""
+        self.url = _live_url(
+            slug, self.stage_param, self.pinned, self.everyone, self.mark, self.state
         )
-        context.update(standings=view, columns=_metric_columns(view.order))
-        return render_to_string("tournaments/_standings.html", context)
+        page_url = reverse("tournament-page", args=[slug])
+        self.context = {
+            "tournament": tournament,
+            "entrant_base": page_url + "entrants/",
+            "game_base": "/games/",
+            "page_url": page_url,
+            "all_url": page_url + (f"?stage={stage.order}&all=1" if stage else "?all=1"),
+            "stage": stage,
+            "rounds": self.rounds,
+            "round": self.round,
+        }
 
-    key = f"live:standings-html:{tournament.slug}:{stage.pk if stage else 0}:{everyone}"
-    html = live.fragment(f"{key}:{mark.tag}:{get_language()}", build)
-    # Our own template's output, kept as rendered.
-    return {"standings_tag": mark.tag, "standings_html": mark_safe(html)}
+    def standings_html(self) -> str:
+        def build() -> str:
+            view = selectors.standings(
+                self.tournament,
+                self.stage,
+                limit=None if self.everyone else STANDINGS_SHOWN,
+                mark=self.mark,
+            )
+            context = {**self.context, "standings": view, "columns": _metric_columns(view.order)}
+            return render_to_string("tournaments/_standings.html", context)
+
+        key = _standings_html_key(self.tournament.slug, self.everyone, self.mark.tag)
+        return live.fragment(key, build)
+
+    def tables_html(self) -> str:
+        def build() -> str:
+            cards = self.cards(self.state.tags) if self.round else []
+            return render_to_string("tournaments/_tables.html", {**self.context, "cards": cards})
+
+        return live.fragment(_tables_html_key(self.tournament.slug, self.state.tag), build)
+
+    def cards(self, tables: list[tuple[int, str]]) -> list[str]:
+        return live.table_cards(self.round, self.tournament, tables, self.context)
 
 
-def _tables_context(request, tournament: Tournament, stage: Stage | None, staff: bool) -> dict:
-    """The tables part of the round asked for, else of the latest one: its tag, and its
-    HTML assembled from each table's card (only the changed ones rendered)."""
-    rounds = selectors.rounds_of(stage, include_drafts=staff) if stage else []
-    chosen = request.GET.get("round") or ""
-    current = selectors.pick_round(rounds, chosen)
-    tables = live.table_tags(current) if current else []
-    # Staff see rounds in draft: their tag and HTML are never kept for the public.
-    tag = ("s" if staff else "p") + live.round_tag(current, tables)
-    pinned = chosen if current and chosen == str(current.number) else ""
-    url = reverse("tournament-tables", args=[tournament.slug])
-    context = {
-        "entrant_base": reverse("tournament-page", args=[tournament.slug]) + "entrants/",
-        "game_base": "/games/",
-        "page_url": reverse("tournament-page", args=[tournament.slug]),
-        "stage": stage,
-        "rounds": rounds,
-        "round": current,
-        # Without a round chosen the poll follows the stage's latest round.
-        "tables_url": f"{url}?stage={stage.order if stage else ''}&round={pinned}&since={tag}",
-    }
-
-    def build() -> str:
-        cards = live.table_cards(current, tournament, tables, context) if current else []
-        return render_to_string("tournaments/_tables.html", {**context, "cards": cards})
-
-    key = f"live:tables-html:{tournament.slug}:{stage.pk if stage else 0}:{pinned}"
-    html = live.fragment(f"{key}:{tag}:{get_language()}", build)
-    # Our own template's output, kept as rendered.
-    return {"rounds": rounds, "round": current, "tables_tag": tag, "tables_html": mark_safe(html)}
+def _changes(poller: str, mark, state, since: tuple[str, str], standings, tables, was, cards):
+    """The answer to a poll that holds the tags ``since``: the new poller, and out of band
+    each part that changed (of the tables, only the changed cards when the poller's tables
+    are known). ``standings``, ``tables``, ``was`` and ``cards`` get the HTML and the
+    state a tag had; an answer one of them cannot give (None) makes the whole None."""
+    parts = [poller]
+    if mark.tag != since[0]:
+        parts.append(standings())
+    if state.tag != since[1]:
+        changed = live.changed_tables(was(since[1]) if since[1] else None, state)
+        if changed is None:
+            parts.append(tables())
+        else:
+            found = cards([(pk, tag) for pk, _, tag in changed])
+            parts.extend(found if found is not None else [None])
+    if None in parts:
+        return None
+    return "".join([parts[0], *(live.out_of_band(part) for part in parts[1:])])
 
 
 def format_unless_named(stage: Stage | None) -> str:
@@ -151,8 +199,15 @@ def tournament_page(request, slug: str):
             else []
         ),
     }
-    context.update(_standings_context(request, tournament, stage))
-    context.update(_tables_context(request, tournament, stage, staff))
+    parts = _LiveParts(request, tournament, stage, staff)
+    # Our own templates' output, kept as rendered.
+    context.update(
+        rounds=parts.rounds,
+        round=parts.round,
+        standings_html=mark_safe(parts.standings_html()),
+        tables_html=mark_safe(parts.tables_html()),
+        live_poller=_poller(parts.url),
+    )
     response = render(request, "tournaments/tournament.html", context)
     # The page holds the session's CSRF token (its language form): never shared.
     patch_cache_control(response, private=True, no_cache=True)
@@ -164,10 +219,11 @@ def _stage_from_query(request, tournament: Tournament) -> Stage | None:
 
 
 def _live_answer(request, tag: str, html: str | None, *, shared: bool) -> HttpResponse:
-    """A live part's answer: 204 for an unchanged poll, 304 for an unchanged conditional
-    request, else the HTML; with headers that let a proxy in front answer the crowd."""
+    """A live poll's answer: 204 when nothing changed (``html`` None), 304 for an
+    unchanged conditional request, else the changes; with headers that let a proxy in
+    front answer the crowd."""
     etag = f'"{tag}"'
-    if html is None or request.GET.get("since") == tag:
+    if html is None:
         response = HttpResponse(status=204)
     elif etag in request.headers.get("If-None-Match", ""):
         response = HttpResponseNotModified()
@@ -197,58 +253,90 @@ def _param(request, name: str) -> str | None:
     return value if value == "" or (value.isdigit() and len(value) < 6) else None
 
 
-def standings_live(request, slug: str):
-    """The standings table alone, for polling: 204 while the standings are unchanged."""
-    wanted = _param(request, "stage")
-    key = live.standings_key(slug, wanted) if wanted is not None else None
-    since = request.GET.get("since")
-    if key and since:
-        known = cache.get(key)
-        if known is not None and known.tag == since:
-            return _live_answer(request, since, None, shared=not _signed_in(request))
-    tournament = _visible(request, slug)
-    stage = _stage_from_query(request, tournament)
-    mark = selectors.standings_mark(tournament, stage)
-    if key and (wanted == "" or (stage and wanted == str(stage.order))):
-        live.keep_standings(key, mark)
-    if since == mark.tag:
-        return _live_answer(request, since, None, shared=not request.user.is_authenticated)
-    part = _standings_context(request, tournament, stage, mark)
-    return _live_answer(
-        request, mark.tag, part["standings_html"], shared=not request.user.is_authenticated
-    )
+def live_poll(request, slug: str):
+    """The tournament page's one poll. It carries the tags of the standings (``s``) and of
+    the tables (``t``) the page holds: 204 while neither changed, else the new poller and,
+    out of band, the standings if they changed and the tables that did (the whole tables
+    part when the round or its set of tables changed).
 
-
-def tables_live(request, slug: str):
-    """The tables of one round alone, for polling: 204 while none of them changed. Without
-    a round chosen it follows the latest one, so a page opened before a round was
-    published moves to that round."""
-    wanted, chosen = _param(request, "stage"), _param(request, "round")
-    key = None
-    if wanted is not None and chosen is not None:
-        key = live.tables_key(slug, wanted, chosen, get_language())
-    since = request.GET.get("since")
-    if key and since and since[:1] == "p":
-        known = cache.get(key)
-        if known is not None:
-            tag, html = known
-            return _live_answer(request, tag, html, shared=not _signed_in(request))
+    A public poll is answered from the cache: one read when nothing changed, a few more
+    for the changed parts (each rendered once per change, by whichever poll first needs
+    it). The database is asked only when a kept state or fragment is missing.
+    """
+    stage_param, round_param = _param(request, "stage"), _param(request, "round")
+    everyone = request.GET.get("all") == "1"
+    since = (request.GET.get("s", ""), request.GET.get("t", ""))
+    keyed = stage_param is not None and round_param is not None
+    if keyed and not _signed_in(request) and since[1][:1] == "p":
+        standings_key = live.standings_key(slug, stage_param)
+        tables_key = live.tables_key(slug, stage_param, round_param)
+        kept = cache.get_many([standings_key, tables_key])
+        mark, state = kept.get(standings_key), kept.get(tables_key)
+        # A stale state is read again by one poll; the others are answered from it meanwhile.
+        if (
+            mark is not None
+            and state is not None
+            and (state.fresh or not live.claim_refresh(tables_key))
+        ):
+            if (mark.tag, state.tag) == since:
+                return _live_answer(request, _page_tag(mark, state), None, shared=True)
+            # The pollers that last heard from the same state share this answer: with a
+            # round read again every TABLES_HOLD seconds, many of them do.
+            language = get_language()
+            query = f"{slug}:{stage_param}:{round_param}:{int(everyone)}:{language}"
+            answer_key = f"live:answer:{query}:{live.digest(*since)}:{_page_tag(mark, state)}"
+            html = cache.get(answer_key)
+            if html is None:
+                url = _live_url(slug, stage_param, round_param, everyone, mark, state)
+                html = _changes(
+                    _poller(url),
+                    mark,
+                    state,
+                    since,
+                    standings=lambda: cache.get(_standings_html_key(slug, everyone, mark.tag)),
+                    tables=lambda: cache.get(_tables_html_key(slug, state.tag)),
+                    was=lambda tag: cache.get(live.was_key(tag)),
+                    cards=lambda tables: _cached_cards(tables, language),
+                )
+                if html is not None:
+                    cache.set(answer_key, html, live.TAG_SECONDS)
+            if html is not None:
+                return _live_answer(request, _page_tag(mark, state), html, shared=True)
     tournament = _visible(request, slug)
     stage = _stage_from_query(request, tournament)
     staff = allowed(request.user, "tournament.see_drafts", tournament)
-    part = _tables_context(request, tournament, stage, staff)
-    current = part["round"]
-    exact = (wanted == "" or (stage and wanted == str(stage.order))) and (
-        chosen == "" or (current and chosen == str(current.number))
-    )
-    if key and exact and not staff:
-        cache.set(key, (part["tables_tag"], str(part["tables_html"])), live.TAG_SECONDS)
-    return _live_answer(
-        request,
-        part["tables_tag"],
-        part["tables_html"],
-        shared=not request.user.is_authenticated,
-    )
+    parts = _LiveParts(request, tournament, stage, staff)
+    if keyed and (stage_param == "" or stage_param == parts.stage_param):
+        live.keep_standings(live.standings_key(slug, stage_param), parts.mark)
+        if not staff and (round_param == "" or round_param == parts.pinned):
+            # Rendered before they are kept, so that the polls answered from the kept
+            # state find every part they may send (in this language) in the cache.
+            parts.standings_html()
+            parts.tables_html()
+            key = live.tables_key(slug, stage_param, round_param)
+            cache.set(key, parts.state, live.TAG_SECONDS)
+            live.refreshed(key)
+    tag = _page_tag(parts.mark, parts.state)
+    html = None
+    if (parts.mark.tag, parts.state.tag) != since:
+        html = _changes(
+            _poller(parts.url),
+            parts.mark,
+            parts.state,
+            since,
+            standings=parts.standings_html,
+            tables=parts.tables_html,
+            was=lambda tag: cache.get(live.was_key(tag)),
+            cards=parts.cards,
+        )
+    return _live_answer(request, tag, html, shared=not request.user.is_authenticated)
+
+
+def _cached_cards(tables: list[tuple[int, str]], language: str) -> list[str] | None:
+    """The cards of these tables from the cache, or None if one of them is not there."""
+    keys = [live.card_key(tag, language) for _, tag in tables]
+    found = cache.get_many(keys)
+    return [found[key] for key in keys] if len(found) == len(keys) else None
 
 
 def entrant_page(request, slug: str, pk: int):
@@ -290,14 +378,29 @@ def screen(request, slug: str):
     """The hall screen: standings and live tables in large type, turning pages by itself.
 
     Each answer is one page and asks for the next one after ``SCREEN_SECONDS``, so the
-    screen cycles and shows fresh numbers on every turn without any controls.
+    screen cycles and shows fresh numbers on every turn without any controls. The pages
+    it asks for are kept in the cache under the tags of the standings and tables they
+    show, as the tournament page's live parts are, so several screens (or a screen left
+    on all day) cost a cache read per turn while nothing changes.
     """
+    number = whole_number(request.GET.get("page")) or 0
+    keys = [live.standings_key(slug, ""), live.tables_key(slug, "", "")]
+    if request.htmx:
+        kept = cache.get_many(keys)
+        if len(kept) == len(keys) and kept[keys[1]].fresh:
+            html = cache.get(_screen_key(slug, number, kept[keys[0]], kept[keys[1]]))
+            if html is not None:
+                return HttpResponse(html)
     tournament = _visible(request, slug)
     stages = list(tournament.stages.all())
     stage = selectors.pick_stage(tournament, None, stages)
-    view = selectors.standings(tournament, stage)
     rounds = selectors.rounds_of(stage, include_drafts=False) if stage else []
     current = selectors.pick_round(rounds, None)
+    mark = selectors.standings_mark(tournament, stage)
+    state = live.tables_state(current, staff=False)
+    live.keep_standings(keys[0], mark)
+    cache.set(keys[1], state, live.TAG_SECONDS)
+    view = selectors.standings(tournament, stage, mark=mark)
     tables = (
         [t for t in selectors.tables_of(current, tournament) if not t.match.bye] if current else []
     )
@@ -310,8 +413,8 @@ def screen(request, slug: str):
     ]
     if not pages:
         pages = [("empty", [], 0)]
-    number = (whole_number(request.GET.get("page")) or 0) % len(pages)
-    kind, items, offset = pages[number]
+    shown = number % len(pages)
+    kind, items, offset = pages[shown]
     context = {
         "tournament": tournament,
         "stage": stage,
@@ -319,15 +422,23 @@ def screen(request, slug: str):
         "kind": kind,
         "items": items,
         "offset": offset,
-        "page": number + 1,
+        "page": shown + 1,
         "pages": len(pages),
-        "next_page": (number + 1) % len(pages),
+        "next_page": (shown + 1) % len(pages),
         "seconds": SCREEN_SECONDS,
         "columns": _metric_columns(view.order)[:3],
         "standings": view,
     }
-    template = "tournaments/_screen_page.html" if request.htmx else "tournaments/screen.html"
-    return render(request, template, context)
+    if not request.htmx:
+        return render(request, "tournaments/screen.html", context)
+    # The turning page holds nothing personal: kept for every screen that asks for it.
+    html = render_to_string("tournaments/_screen_page.html", context)
+    cache.set(_screen_key(slug, number, mark, state), html, live.HTML_SECONDS)
+    return HttpResponse(html)
+
+
+def _screen_key(slug: str, number: int, mark: StandingsMark, state: live.TablesState) -> str:
+    return f"live:screen:{slug}:{number}:{mark.tag}:{state.tag}:{get_language()}"
 
 
 # --- printing ------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ from the cache, cards rendered once per change, cache headers for a proxy in fro
 
 import random
 import re
+import time
 from unittest import mock
 
 import pytest
@@ -70,11 +71,24 @@ def one_hand(game: Game, by) -> None:
     )
 
 
-def poll_urls(client, tournament) -> tuple[str, str]:
-    page = client.get(f"/t/{tournament.slug}/").content.decode()
-    standings = re.search(r'id="standings" hx-get="([^"]+)"', page).group(1)
-    tables_url = re.search(r'id="tables" hx-get="([^"]+)"', page).group(1)
-    return standings.replace("&amp;", "&"), tables_url.replace("&amp;", "&")
+@pytest.fixture(autouse=True)
+def at_once(monkeypatch):
+    """A hand reaches the pollers at their next poll (see test_a_hand_marks_...)."""
+    monkeypatch.setattr(live, "TABLES_HOLD", 0)
+
+
+def live_url_in(html: str) -> str:
+    return re.search(r'id="live" hx-get="([^"]+)"', html).group(1).replace("&amp;", "&")
+
+
+def poll_url(client, tournament, query: str = "") -> str:
+    """The URL the tournament page polls: its one live element's."""
+    return live_url_in(client.get(f"/t/{tournament.slug}/{query}").content.decode())
+
+
+def bare(url: str) -> str:
+    """The poll without the tags the page holds: answered with every part."""
+    return url.split("&s=")[0]
 
 
 # --- the tag rules --------------------------------------------------------------------------
@@ -159,20 +173,22 @@ def test_the_recounting_notice_shows_only_once_a_recompute_is_overdue(event):
 
 def test_an_unchanged_poll_makes_no_query_and_renders_nothing(client, event):
     tournament, _, _ = event
-    standings_url, tables_url = poll_urls(client, tournament)
+    url = poll_url(client, tournament)
     client.cookies.clear()
-    assert client.get(standings_url, **HTMX).status_code == 204  # keeps the tag
-    assert client.get(tables_url, **HTMX).status_code == 204
+    assert client.get(url, **HTMX).status_code == 204  # keeps the tags
     with (
         CaptureQueriesContext(connection) as queries,
         mock.patch("django.template.loader.render_to_string") as render,
         mock.patch("django.template.base.Template.render") as template,
+        mock.patch.object(live.cache, "get_many", wraps=live.cache.get_many) as reads,
+        mock.patch.object(live.cache, "get", wraps=live.cache.get) as read,
     ):
-        assert client.get(standings_url, **HTMX).status_code == 204
-        assert client.get(tables_url, **HTMX).status_code == 204
+        assert client.get(url, **HTMX).status_code == 204
     assert len(queries) == 0, [query["sql"] for query in queries]
     render.assert_not_called()
     template.assert_not_called()
+    # One read of two keys: one MGET on Redis (the local cache reads them one by one).
+    assert reads.call_count == 1 and read.call_count in (0, 2)
 
 
 def test_an_unchanged_api_poll_makes_no_query(event):
@@ -207,25 +223,33 @@ def test_an_unreachable_broker_tells_api_pollers_the_standings_are_stale(event, 
     assert again.json()["stale"] is True
 
 
-def test_a_changed_table_re_renders_only_its_own_card(
+# --- changed polls ----------------------------------------------------------------------------
+
+
+def test_a_hand_sends_only_its_table_out_of_band_and_re_renders_only_that_card(
     client, event, organizer, django_capture_on_commit_callbacks
 ):
     tournament, _, round_ = event
-    _, tables_url = poll_urls(client, tournament)
+    url = poll_url(client, tournament)
     with django_capture_on_commit_callbacks(execute=True):
         one_hand(tables(round_)[2].game, organizer)
     from django.template import loader
 
     real = loader.render_to_string
     with mock.patch.object(live, "render_to_string", side_effect=real) as cards:
-        changed = client.get(tables_url, **HTMX)
+        changed = client.get(url, **HTMX)
     assert changed.status_code == 200
     assert cards.call_count == 1
     assert cards.call_args.args[1]["table"].match.table_number == 3
-    assert changed.content.decode().count('class="table-card"') == 4
-    # Every other viewer gets the same fragment from the cache.
+    body = changed.content.decode()
+    assert body.count('class="table-card"') == 1
+    assert '<li hx-swap-oob="true" class="table-card" id="table-3">' in body
+    assert 'id="standings"' not in body and 'id="tables"' not in body  # unchanged
+    # The answer's poller holds the new tags: polling again is unchanged.
+    assert client.get(live_url_in(body), **HTMX).status_code == 204
+    # Every other viewer gets the same answer from the cache.
     with mock.patch.object(live, "render_to_string", side_effect=real) as cards:
-        assert client.get(tables_url, **HTMX).content == changed.content
+        assert client.get(url, **HTMX).content == changed.content
     assert cards.call_count == 0
 
 
@@ -233,50 +257,121 @@ def test_a_changed_part_reaches_the_next_viewers_without_a_query(
     client, event, organizer, django_capture_on_commit_callbacks
 ):
     tournament, _, round_ = event
-    _, tables_url = poll_urls(client, tournament)
+    url = poll_url(client, tournament)
     client.cookies.clear()
     with django_capture_on_commit_callbacks(execute=True):
         one_hand(tables(round_)[0].game, organizer)
-    first = client.get(tables_url, **HTMX)
+    first = client.get(url, **HTMX)
     assert first.status_code == 200
     with CaptureQueriesContext(connection) as queries:
-        second = client.get(tables_url, **HTMX)
+        second = client.get(url, **HTMX)
     assert len(queries) == 0
     assert second.content == first.content and second["ETag"] == first["ETag"]
+
+
+def test_a_finished_game_sends_the_new_standings_out_of_band(
+    client, event, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, round_ = event
+    rebuild_standings(tournament.pk)
+    url = poll_url(client, tournament)
+    with django_capture_on_commit_callbacks(execute=True):
+        play(tables(round_)[1].game, organizer, random.Random(5))
+    body = client.get(url, **HTMX).content.decode()
+    assert '<div hx-swap-oob="true" id="standings">' in body
+    assert 'id="table-2"' in body and 'id="table-1"' not in body
+
+
+def test_a_poller_whose_tables_are_no_longer_known_gets_the_whole_tables_part(
+    client, event, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, round_ = event
+    url = poll_url(client, tournament)
+    with django_capture_on_commit_callbacks(execute=True):
+        one_hand(tables(round_)[0].game, organizer)
+    live.cache.delete(live.was_key(url.split("&t=")[1]))
+    body = client.get(url, **HTMX).content.decode()
+    assert '<div hx-swap-oob="true" id="tables">' in body
+    assert body.count('class="table-card"') == 4
+
+
+def test_a_hand_marks_the_kept_tables_stale_within_the_hold_rather_than_forgetting_them(
+    client, event, organizer, monkeypatch, django_capture_on_commit_callbacks
+):
+    tournament, stage, round_ = event
+    monkeypatch.setattr(live, "TABLES_HOLD", 2)
+    url = poll_url(client, tournament)
+    client.cookies.clear()
+    assert client.get(url, **HTMX).status_code == 204  # the state is kept
+    key = live.tables_key(tournament.slug, str(stage.order), "")
+    assert live.cache.get(key).fresh_until > time.time() + 10  # no game in play: at rest
+    with mock.patch.object(live.cache, "set_many", wraps=live.cache.set_many) as marks:
+        for _ in range(3):
+            with django_capture_on_commit_callbacks(execute=True):
+                one_hand(tables(round_)[0].game, organizer)
+    assert live.cache.get(key).fresh_until <= time.time() + 2
+    assert marks.call_count == 1  # later hands do not push the deadline back
+    # Until then the pollers keep what they hold, without a query.
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url, **HTMX).status_code == 204
+    assert len(queries) == 0
+
+
+def test_a_stale_state_is_read_again_by_one_poll_while_the_others_are_answered_from_it(
+    client, event, organizer, monkeypatch, django_capture_on_commit_callbacks
+):
+    tournament, stage, round_ = event
+    monkeypatch.setattr(live, "TABLES_HOLD", 2)
+    url = poll_url(client, tournament)
+    client.cookies.clear()
+    assert client.get(url, **HTMX).status_code == 204  # the state is kept
+    with django_capture_on_commit_callbacks(execute=True):
+        one_hand(tables(round_)[0].game, organizer)
+    key = live.tables_key(tournament.slug, str(stage.order), "")
+    stale = live.cache.get(key)
+    live.cache.set(key, live.replace(stale, fresh_until=time.time() - 1), live.TAG_SECONDS)
+    assert live.claim_refresh(key)  # another poll is reading the database already
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url, **HTMX).status_code == 204
+    assert len(queries) == 0
+    live.refreshed(key)
+    changed = client.get(url, **HTMX)  # this one reads it again
+    assert changed.status_code == 200 and 'id="table-1"' in changed.content.decode()
+    assert live.cache.get(key).fresh  # in play: fresh for the hold
 
 
 def test_a_tournament_made_private_stops_answering_from_the_cache(
     client, event, organizer, django_capture_on_commit_callbacks
 ):
     tournament, _, round_ = event
-    standings_url, tables_url = poll_urls(client, tournament)
+    url = poll_url(client, tournament)
     client.cookies.clear()
     with django_capture_on_commit_callbacks(execute=True):
         one_hand(tables(round_)[0].game, organizer)
-    assert client.get(tables_url, **HTMX).status_code == 200  # kept for the next viewers
-    assert client.get(standings_url, **HTMX).status_code == 204
+    assert client.get(url, **HTMX).status_code == 200  # kept for the next viewers
     with django_capture_on_commit_callbacks(execute=True):
         update_tournament(tournament, by=organizer, public=False)
-    assert client.get(tables_url, **HTMX).status_code == 404
-    assert client.get(standings_url, **HTMX).status_code == 404
+    assert client.get(url, **HTMX).status_code == 404
 
 
 # --- following the round ----------------------------------------------------------------------
 
 
-def test_the_tables_poll_moves_to_a_newly_published_round(
+def test_the_poll_moves_to_a_newly_published_round(
     client, event, organizer, django_capture_on_commit_callbacks
 ):
     tournament, stage, round_ = event
-    _, tables_url = poll_urls(client, tournament)
-    assert client.get(tables_url, **HTMX).status_code == 204
+    url = poll_url(client, tournament)
+    assert client.get(url, **HTMX).status_code == 204
     for match in tables(round_):
         play(match.game, organizer, random.Random(match.table_number))
+    url = poll_url(client, tournament)
     with django_capture_on_commit_callbacks(execute=True):
         second = generate_round(stage, by=organizer)
         publish_round(second, by=organizer)
-    moved = client.get(tables_url, **HTMX)
+    moved = client.get(url, **HTMX)
     assert moved.status_code == 200
+    assert '<div hx-swap-oob="true" id="tables">' in moved.content.decode()
     assert "Round 2" in moved.content.decode()
 
 
@@ -286,8 +381,7 @@ def test_a_chosen_round_stays_chosen(client, event, organizer, django_capture_on
         play(match.game, organizer, random.Random(match.table_number))
     with django_capture_on_commit_callbacks(execute=True):
         publish_round(generate_round(stage, by=organizer), by=organizer)
-    page = client.get(f"/t/{tournament.slug}/?stage={stage.order}&round=1").content.decode()
-    url = re.search(r'id="tables" hx-get="([^"]+)"', page).group(1).replace("&amp;", "&")
+    url = poll_url(client, tournament, f"?stage={stage.order}&round=1")
     assert "round=1&" in url
     assert client.get(url, **HTMX).status_code == 204
 
@@ -297,56 +391,55 @@ def test_a_staff_view_of_a_draft_round_never_reaches_the_public(client, event, o
     for match in tables(round_):
         play(match.game, organizer, random.Random(match.table_number))
     generate_round(stage, by=organizer)  # a draft only staff see
-    _, public_url = poll_urls(client, tournament)
-    bare = public_url.split("&since=")[0]
-    assert client.get(public_url, **HTMX).status_code == 204  # the public tag is kept
+    public_url = poll_url(client, tournament)
+    assert client.get(public_url, **HTMX).status_code == 204  # the public tags are kept
     client.force_login(organizer)
-    _, staff_url = poll_urls(client, tournament)
-    assert "since=p" in public_url and "since=s" in staff_url
-    staff = client.get(bare, **HTMX)
+    staff_url = poll_url(client, tournament)
+    assert "&t=p" in public_url and "&t=s" in staff_url
+    staff = client.get(bare(staff_url), **HTMX)
     assert "Round 2" in staff.content.decode()
     assert "private" in staff["Cache-Control"]
     client.logout()
     client.cookies.clear()
     assert client.get(public_url, **HTMX).status_code == 204
-    public = client.get(bare, **HTMX)
+    public = client.get(bare(public_url), **HTMX)
     assert "Round 1" in public.content.decode() and "Round 2" not in public.content.decode()
 
 
 # --- headers for a proxy in front -------------------------------------------------------------
 
 
-def test_public_live_parts_carry_headers_a_proxy_can_cache_by(client, event, organizer):
+def test_public_live_polls_carry_headers_a_proxy_can_cache_by(client, event, organizer):
     tournament, _, _ = event
-    standings_url, tables_url = poll_urls(client, tournament)
+    url = poll_url(client, tournament)
     client.cookies.clear()
-    fresh = client.get(tables_url.split("&since=")[0], **HTMX)
+    fresh = client.get(bare(url), **HTMX)
     assert fresh.status_code == 200
     assert "public" in fresh["Cache-Control"]
     assert f"max-age={live.PUBLIC_SECONDS}" in fresh["Cache-Control"]
     assert f"s-maxage={live.PUBLIC_SECONDS}" in fresh["Cache-Control"]
     assert "Accept-Language" in fresh["Vary"] and "Cookie" in fresh["Vary"]
     tag = fresh["ETag"]
-    assert tag == f'"{tables_url.split("since=")[1]}"'
-    conditional = client.get(tables_url.split("&since=")[0], HTTP_IF_NONE_MATCH=tag)
+    tags = url.split("&s=")[1].replace("&t=", ".")
+    assert tag == f'"{tags}"'
+    conditional = client.get(bare(url), HTTP_IF_NONE_MATCH=tag)
     assert conditional.status_code == 304
-    unchanged = client.get(standings_url, **HTMX)
+    unchanged = client.get(url, **HTMX)
     assert unchanged.status_code == 204
     assert "public" in unchanged["Cache-Control"]
 
     page = client.get(f"/t/{tournament.slug}/")
     assert "private" in page["Cache-Control"]  # it holds the visitor's CSRF token
     client.force_login(organizer)
-    staff = client.get(tables_url.split("&since=")[0], **HTMX)
+    staff = client.get(bare(url), **HTMX)
     assert "private" in staff["Cache-Control"] and "public" not in staff["Cache-Control"]
 
 
-def test_a_spanish_viewer_gets_the_spanish_fragment_not_the_cached_english_one(client, event):
+def test_a_spanish_viewer_gets_the_spanish_parts_not_the_cached_english_ones(client, event):
     tournament, _, _ = event
-    _, tables_url = poll_urls(client, tournament)
-    bare = tables_url.split("&since=")[0]
-    english = client.get(bare, HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    spanish = client.get(bare, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    url = bare(poll_url(client, tournament))
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    spanish = client.get(url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert "Table 1" in english
     assert "Mesa 1" in spanish
 
@@ -355,13 +448,64 @@ def test_a_withdrawal_reaches_the_pollers_at_once(
     client, event, organizer, django_capture_on_commit_callbacks
 ):
     tournament, _, _ = event
-    standings_url, tables_url = poll_urls(client, tournament)
-    assert client.get(standings_url, **HTMX).status_code == 204
-    assert client.get(tables_url, **HTMX).status_code == 204
+    url = poll_url(client, tournament)
+    assert client.get(url, **HTMX).status_code == 204
     entrant = tournament.entrants.order_by("seed").first()
     with django_capture_on_commit_callbacks(execute=True):
         withdraw(entrant, by=organizer)
     # The parts are rebuilt from the database rather than answered from the old tags.
     with CaptureQueriesContext(connection) as queries:
-        client.get(standings_url, **HTMX)
+        client.get(url, **HTMX)
     assert len(queries) > 0
+
+
+def test_odd_poll_parameters_are_answered_not_crashed(client, event):
+    tournament, _, _ = event
+    for query in ("", "?stage=x&round=99999999", "?s=&t=", "?stage=9&round=9&t=p&s=zz", "?all=1"):
+        assert client.get(f"/t/{tournament.slug}/live/{query}", **HTMX).status_code in (200, 204)
+
+
+# --- a game's page ----------------------------------------------------------------------------
+
+
+def test_a_game_page_poll_is_answered_from_the_cache_until_the_game_changes(
+    client, event, organizer, django_capture_on_commit_callbacks
+):
+    _, _, round_ = event
+    game = tables(round_)[0].game
+    page = client.get(f"/games/{game.pk}/").content.decode()
+    url = re.search(r'id="game-live"[^>]* hx-get="([^"]+)"', page).group(1).replace("&amp;", "&")
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url, **HTMX).status_code == 204
+    assert len(queries) == 0
+    with django_capture_on_commit_callbacks(execute=True):
+        one_hand(game, organizer)
+    changed = client.get(url, **HTMX)
+    assert changed.status_code == 200
+    # The next viewer gets the part rendered once for this revision.
+    with mock.patch("scoring.views.render_to_string") as render:
+        again = client.get(url, **HTMX)
+    render.assert_not_called()
+    assert again.content == changed.content
+
+
+# --- the hall screen --------------------------------------------------------------------------
+
+
+def test_a_hall_screen_turn_is_served_from_the_cache_until_what_it_shows_changes(
+    client, event, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, round_ = event
+    url = f"/t/{tournament.slug}/screen/?page=1"
+    assert client.get(f"/t/{tournament.slug}/screen/").status_code == 200
+    first = client.get(url, **HTMX)
+    assert first.status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(url, **HTMX)
+    assert len(queries) == 0
+    assert again.content == first.content
+    with django_capture_on_commit_callbacks(execute=True):
+        one_hand(tables(round_)[0].game, organizer)
+    with CaptureQueriesContext(connection) as queries:
+        client.get(url, **HTMX)
+    assert len(queries) > 0  # the tables changed: the turn is rebuilt

@@ -72,7 +72,7 @@ def listings(client, match) -> dict[str, bool]:
         "games": any(g["id"] == match.game_id for g in games),
         "entrant page": f'href="/games/{match.game_id}/"'
         in client.get(f"/t/copa/entrants/{entrant.pk}/").content.decode(),
-        "tables": entrant.name in client.get("/t/copa/tables/?round=1").content.decode(),
+        "tables": entrant.name in client.get("/t/copa/live/?round=1").content.decode(),
         "tournament page": f'href="/games/{match.game_id}/"'
         in client.get("/t/copa/").content.decode(),
     }
