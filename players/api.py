@@ -179,7 +179,7 @@ class AnswerSerializer(serializers.Serializer):
     new_player = fields.Flag(required=False, default=False)
 
 
-class CheckInSerializer(serializers.Serializer):
+class SelfCheckInSerializer(serializers.Serializer):
     present = fields.Flag(required=False, default=True)
 
 
@@ -449,13 +449,13 @@ class ApplicationActionView(APIView):
 class SelfCheckInView(TournamentMixin, APIView):
     """Check yourself in (or out, ``present: false``) while the event's check-in is open."""
 
-    @extend_schema(request=CheckInSerializer, responses=EntrantSerializer)
+    @extend_schema(request=SelfCheckInSerializer, responses=EntrantSerializer)
     def post(self, request, slug: str):
         tournament = self.get_tournament(request, slug)
         _signed_in(request)
 
         def check_in():
-            body = CheckInSerializer(data=request.data or {})
+            body = SelfCheckInSerializer(data=request.data or {})
             body.is_valid(raise_exception=True)
             entrant = registration.self_check_in(
                 tournament, by=request.user, present=body.validated_data["present"]

@@ -23,6 +23,10 @@ GAME_PAGES = {
     "score-correct",
 }
 
+# The live parts show no clock time (an ISO time with its offset, "… ago"), and an
+# unchanged poll must cost one cache read: they are answered without looking the zone up.
+LIVE_PARTS = {"tournament-live", "tournament-events"}
+
 
 # Live polls make no query when nothing changed: the zone is read from the cache, and a
 # game's tournament never changes.
@@ -84,6 +88,8 @@ class TournamentTimeZoneMiddleware:
 
     def process_view(self, request, view_func, view_args, view_kwargs):
         if request.path.startswith("/api/"):
+            return None
+        if request.resolver_match and request.resolver_match.url_name in LIVE_PARTS:
             return None
         zone = _zone_of(request.resolver_match)
         if zone and zone != "UTC":

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from accounts.models import Player
 from scoring.models import Game, Hand, ScoreEvent
 from scoring.services import record_hand, start_game
 from scoring.views import OUTCOME_HEADER
@@ -21,7 +22,11 @@ def referee():
 
 
 def a_game(referee, ruleset_key="cutthroat") -> Game:
-    players = [PlayerFactory(display_name=n) for n in ("Ana", "Beto", "Cira", "Dino")]
+    # One person per name and club: the same four play every game of a test.
+    players = [
+        Player.objects.filter(display_name=n).first() or PlayerFactory(display_name=n)
+        for n in ("Ana", "Beto", "Cira", "Dino")
+    ]
     return start_game(ruleset_key=ruleset_key, seats=players, referees=[referee], label="Mesa")
 
 

@@ -293,7 +293,7 @@ def test_a_hand_is_voided_from_the_phone_with_a_reason(client, table, referee):
         game, by=referee, number=1, ended="block", pips={"A": 8, "B": 15, "C": 22, "D": 12}
     )
     client.force_login(referee)
-    assert "Void a hand" in client.get(f"/games/{game.pk}/score/").content.decode()
+    assert "Void hand 1" in client.get(f"/games/{game.pk}/score/").content.decode()
     refused = officiate(client, game, "void", hand="1", reason="").content.decode()
     assert "error-box" in refused
     done = officiate(client, game, "void", hand="1", reason="misdeal").content.decode()
