@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from circuit.models import Job
@@ -78,7 +79,7 @@ def run(name: str) -> int:
         runs += 1
         with transaction.atomic():
             done = Job.objects.filter(name=name, dirty=False).update(
-                queued=False, queued_at=None, finished_at=timezone.now()
+                queued=False, queued_at=None, finished_at=timezone.now(), runs=F("runs") + 1
             )
         if done:
             return runs

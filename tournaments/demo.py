@@ -152,6 +152,10 @@ def load(seed: int = 2026) -> Demo:
     with standings_held(cup.pk):
         demo.hands += _play_bracket(stage, organizer, referees, rng)
     demo.tournaments.append(cup)
+    # 4. A weekly series of two events, the leaderboards, a ladder session (circuit.demo).
+    from circuit.demo import load as load_circuit
+
+    demo.hands += load_circuit(organizer, rng, play=play, players_from="cutthroat-open")
     return demo
 
 

@@ -91,7 +91,7 @@ def check_in(
         if player is None:
             require(by, "ladder.manage", session)
             player = _player_named(name)
-        else:
+        elif not _allowed(by, "ladder.manage", session):
             require(by, "ladder.play_as", player)
         entry, _ = LadderPlayer.objects.select_for_update().get_or_create(
             session=session, player=player
@@ -291,3 +291,19 @@ def session_standings(session: LadderSession) -> list[dict]:
         lines.values(),
         key=lambda line: (-line["wins"], line["average_place"], -line["games"], line["player"].pk),
     )
+
+
+def session_floor(session: LadderSession) -> tuple[list[LadderPlayer], list[LadderTable]]:
+    """Who waits (longest first) and the tables in play, their seats fetched."""
+    waiting = list(
+        LadderPlayer.objects.filter(session=session, waiting_since__isnull=False)
+        .select_related("player")
+        .order_by("waiting_since", "pk")
+    )
+    tables = list(
+        LadderTable.objects.filter(session=session, done=False)
+        .select_related("game")
+        .prefetch_related("game__seats")
+        .order_by("number")
+    )
+    return waiting, tables

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from accounts.permissions import require
+from circuit import jobs
 from circuit import series_standings as pure
 from circuit.models import DEFAULT_SERIES_POINTS, Series, SeriesEvent, SeriesStandings
 from circuit.services.common import CircuitError, bounded, clean_name, unique_slug
@@ -190,6 +191,7 @@ def create_next_event(series: Series, *, by) -> Tournament:
         except TournamentError as error:
             raise CircuitError(error.message, error.field) from error
         SeriesEvent.objects.create(series=series, tournament=tournament, number=number)
+        jobs.request_on_commit(f"series:{series.pk}")
     return tournament
 
 
