@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from tournaments.models import DEFAULT_TIEBREAK_ORDER
 
@@ -201,8 +202,8 @@ class LadderSession(models.Model):
     """An evening of ranked play: players check in, capicu seats whoever waits."""
 
     class Status(models.TextChoices):
-        OPEN = "open", _("Open")
-        CLOSED = "closed", _("Closed")
+        OPEN = "open", pgettext_lazy("ladder session", "Open")
+        CLOSED = "closed", pgettext_lazy("ladder session", "Closed")
 
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80, unique=True)
