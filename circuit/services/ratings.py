@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from itertools import groupby
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
@@ -43,7 +43,9 @@ def _in_pool(pool: str) -> Q:
 def _from(cut: Cut | None, *, at: str = "finished_at", game: str = "game_id") -> Q:
     if cut is None:
         return Q()
-    return Q(**{f"{at}__gt": cut[0]}) | Q(**{at: cut[0], f"{game}__gte": cut[1]})
+    # Written as a range on the finish time, less the games of the same instant that
+    # come before the cut, so that an index on the finish time serves it.
+    return Q(**{f"{at}__gte": cut[0]}) & ~Q(**{at: cut[0], f"{game}__lt": cut[1]})
 
 
 def rated_games(pool: str, since: Cut | None = None) -> Iterator[tuple[rating.RatedGame, datetime]]:
@@ -141,20 +143,31 @@ def rebuild_pool(pool: str, since: Cut | None = None) -> int:
             for player, skill in after.items():
                 last_game[player] = at
                 history.append(
-                    RatingChange(
-                        pool=pool,
-                        player_id=player,
-                        game_id=game.game_id,
-                        finished_at=at,
-                        mu=skill.mu,
-                        sigma=skill.sigma,
-                        ordinal=skill.ordinal,
-                        games=skill.games,
-                    )
-                )
-        RatingChange.objects.bulk_create(history, batch_size=BATCH)
+                    (pool, player, game.game_id, at, skill.mu, skill.sigma, skill.ordinal,
+                     skill.games)
+                )  # fmt: skip
+        _insert_history(history)
         _write_ratings(pool, skills, changed=set(last_game) | affected, last_game=last_game)
     return len(games)
+
+
+def _insert_history(rows: list[tuple]) -> None:
+    """Write history rows in batches of plain inserts: a full rebuild writes one per
+    player per game, and building a model instance for each costs more than rating it."""
+    table = RatingChange._meta.db_table
+    columns = ["pool", "player_id", "game_id", "finished_at", "mu", "sigma", "ordinal", "games"]
+    sql = (
+        f"INSERT INTO {connection.ops.quote_name(table)} "
+        f"({', '.join(connection.ops.quote_name(c) for c in columns)}) "
+        f"VALUES ({', '.join(['%s'] * len(columns))})"
+    )
+    adapt = connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), BATCH):
+            cursor.executemany(
+                sql,
+                [(*row[:3], adapt(row[3]), *row[4:]) for row in rows[start : start + BATCH]],
+            )
 
 
 def _write_ratings(pool: str, skills, *, changed: set[int], last_game: dict) -> None:
