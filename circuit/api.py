@@ -18,7 +18,7 @@ from circuit.models import LadderSession, Pool, Series
 from circuit.services import ladders as ladder_services
 from circuit.services import series as series_services
 from circuit.services.seeding import seed_by_rating
-from config.pagination import page_response
+from config.pagination import Pages, page_response
 from scoring.api import fields
 from scoring.api.serializers import bounded
 from scoring.bounds import ID_MAX
@@ -131,6 +131,8 @@ def visible_series(user):
 class SeriesListView(APIView):
     """Series you may see; start one from an event template."""
 
+    pagination_class = Pages
+
     @extend_schema(operation_id="series_list", responses=SeriesSerializer(many=True))
     def get(self, request):
         return page_response(
@@ -230,6 +232,8 @@ def rating_rows(page, start: int) -> list[dict]:
 class LeaderboardView(APIView):
     """A pool's leaderboard: players with at least ``min_games`` rated games, best first."""
 
+    pagination_class = Pages
+
     @extend_schema(
         parameters=[OpenApiParameter("min_games", OpenApiTypes.INT)],
         responses=RatingSerializer(many=True),
@@ -238,8 +242,6 @@ class LeaderboardView(APIView):
         if pool not in Pool.values:
             raise Http404
         rows = selectors.leaderboard(pool, min_games=min_games_of(request))
-        from config.pagination import Pages
-
         pages = Pages()
         page = pages.paginate_queryset(rows, request, view=self)
         start = (pages.page.number - 1) * pages.get_page_size(request)
@@ -368,6 +370,8 @@ def ladder_state(session: LadderSession) -> dict:
 
 class LadderListView(APIView):
     """Ladder sessions you may see; open one."""
+
+    pagination_class = Pages
 
     @extend_schema(operation_id="ladders_list", responses=LadderSerializer(many=True))
     def get(self, request):
