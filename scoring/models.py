@@ -111,7 +111,7 @@ class Game(models.Model):
         indexes = [
             models.Index(fields=["status", "-updated_at"]),
             # Ratings read finished games in finish order, from a point on.
-            models.Index(fields=["finished_at"], name="game_finished_at"),
+            models.Index(fields=["status", "finished_at"], name="game_status_finished_at"),
         ]
 
     def __str__(self) -> str:
