@@ -8,8 +8,9 @@ six have one player per side; Partners two per side, each rated.
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 MODEL = PlackettLuce()
 MU = MODEL.mu
@@ -17,8 +18,7 @@ SIGMA = MODEL.sigma
 Z = 3  # the ordinal is mu - 3 sigma: a rating the player is very likely above
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(NamedTuple):
     mu: float = MU
     sigma: float = SIGMA
     games: int = 0
@@ -26,6 +26,9 @@ class Skill:
     @property
     def ordinal(self) -> float:
         return self.mu - Z * self.sigma
+
+
+NEW = Skill()
 
 
 @dataclass(frozen=True)
@@ -37,16 +40,13 @@ class RatedGame:
 
 def rate(skills: dict[int, Skill], game: RatedGame) -> dict[int, Skill]:
     """Each player's skill after ``game`` (``skills`` holds those already rated)."""
-    teams = [
-        [MODEL.create_rating([s.mu, s.sigma]) for s in (skills.get(p, Skill()) for p in side)]
-        for side in game.sides
-    ]
+    before = [[skills.get(player, NEW) for player in side] for side in game.sides]
+    teams = [[PlackettLuceRating(s.mu, s.sigma) for s in side] for side in before]
     rated = MODEL.rate(teams, ranks=list(game.placings))
     after = {}
-    for side, team in zip(game.sides, rated, strict=True):
-        for player, rating in zip(side, team, strict=True):
-            before = skills.get(player, Skill())
-            after[player] = Skill(rating.mu, rating.sigma, before.games + 1)
+    for side, was, team in zip(game.sides, before, rated, strict=True):
+        for player, old, rating in zip(side, was, team, strict=True):
+            after[player] = Skill(rating.mu, rating.sigma, old.games + 1)
     return after
 
 

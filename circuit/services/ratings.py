@@ -138,13 +138,15 @@ def rebuild_pool(pool: str, since: Cut | None = None) -> int:
         finished = {g.game_id: at for g, at in games}
         last_game: dict[int, datetime] = {}
         history = []
+        adapt = connection.ops.adapt_datetimefield_value
         for game, after in rating.replay(skills, (g for g, _ in games)):
             at = finished[game.game_id]
+            stored_at = adapt(at)  # once per game, for its four rows
             for player, skill in after.items():
                 last_game[player] = at
                 history.append(
-                    (pool, player, game.game_id, at, skill.mu, skill.sigma, skill.ordinal,
-                     skill.games)
+                    (pool, player, game.game_id, stored_at, skill.mu, skill.sigma,
+                     skill.ordinal, skill.games)
                 )  # fmt: skip
         _insert_history(history)
         _write_ratings(pool, skills, changed=set(last_game) | affected, last_game=last_game)
@@ -152,8 +154,9 @@ def rebuild_pool(pool: str, since: Cut | None = None) -> int:
 
 
 def _insert_history(rows: list[tuple]) -> None:
-    """Write history rows in batches of plain inserts: a full rebuild writes one per
-    player per game, and building a model instance for each costs more than rating it."""
+    """Write history rows (their time already adapted for the database) in batches of
+    plain inserts: a full rebuild writes one per player per game, and building a model
+    instance for each costs more than rating it."""
     table = RatingChange._meta.db_table
     columns = ["pool", "player_id", "game_id", "finished_at", "mu", "sigma", "ordinal", "games"]
     sql = (
@@ -161,13 +164,9 @@ def _insert_history(rows: list[tuple]) -> None:
         f"({', '.join(connection.ops.quote_name(c) for c in columns)}) "
         f"VALUES ({', '.join(['%s'] * len(columns))})"
     )
-    adapt = connection.ops.adapt_datetimefield_value
     with connection.cursor() as cursor:
         for start in range(0, len(rows), BATCH):
-            cursor.executemany(
-                sql,
-                [(*row[:3], adapt(row[3]), *row[4:]) for row in rows[start : start + BATCH]],
-            )
+            cursor.executemany(sql, rows[start : start + BATCH])
 
 
 def _write_ratings(pool: str, skills, *, changed: set[int], last_game: dict) -> None:
