@@ -16,8 +16,8 @@ def rating_svg(
     history: Sequence[dict],
     *,
     label: str,
-    width: int = 640,
-    height: int = 220,
+    width: int = 480,
+    height: int = 200,
     _: Callable[[str], str] | None = None,
 ) -> str:
     """The ordinal after each rated game (``history``: oldest first, each with
@@ -28,7 +28,7 @@ def rating_svg(
     low = math.floor(min([0.0, *values]) / 5) * 5
     high = math.ceil(max([5.0, *values]) / 5) * 5
     step = 5 if high - low <= 40 else 10
-    left, right, top, bottom = 40, 12, 12, 30
+    left, right, top, bottom = 36, 10, 10, 30
     plot_w, plot_h = width - left - right, height - top - bottom
     count = len(values)
 
@@ -51,7 +51,7 @@ def rating_svg(
         parts.append(
             f'<line x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
             f'stroke="{"#8a949e" if tick == 0 else "#d8dde2"}" stroke-width="1"/>'
-            f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" font-size="11" '
+            f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" font-size="13" '
             f'fill="#3d4650">{tick}</text>'
         )
         tick += step
@@ -59,7 +59,7 @@ def rating_svg(
     for n in range(0, count, every):
         parts.append(
             f'<text x="{x(n):.1f}" y="{top + plot_h + 16}" text-anchor="middle" '
-            f'font-size="11" fill="#3d4650">{n + 1}</text>'
+            f'font-size="13" fill="#3d4650">{n + 1}</text>'
         )
     colour = PALETTE[0]
     points = " ".join(f"{x(n):.1f},{y(v):.1f}" for n, v in enumerate(values))
