@@ -24,6 +24,7 @@ from tournaments.standings import placements
 
 Cut = tuple[datetime, int]  # (finished_at, game id): the order games are rated in
 BATCH = 2000
+FEW = 24  # players restored one look-up each; more are read in one query
 
 # What makes a game count: finished, held by an event's table or a ladder (a game
 # anyone opens on their own is not rated), and official (not in a draft round).
@@ -103,13 +104,25 @@ def _in_pool_seats(pool: str) -> Q:
 def _restored(pool: str, players: set[int], cut: Cut) -> dict[int, rating.Skill]:
     """Each player's skill just before ``cut`` (players with no game before it: none)."""
     skills: dict[int, rating.Skill] = {}
-    earlier = (
-        RatingChange.objects.filter(pool=pool, player_id__in=players)
-        .exclude(_from(cut))
-        .order_by("player_id", "-finished_at", "-game_id")
-        .values_list("player_id", "mu", "sigma", "games")
-    )
-    for player, mu, sigma, games in earlier:
+    earlier = RatingChange.objects.filter(pool=pool).exclude(_from(cut))
+    columns = ("player_id", "mu", "sigma", "games")
+    if len(players) <= FEW:
+        # The players of one game: each one's last row, one indexed look-up each, however
+        # long their history.
+        rows = [
+            row
+            for player in players
+            for row in earlier.filter(player_id=player)
+            .order_by("-finished_at", "-game_id")
+            .values_list(*columns)[:1]
+        ]
+    else:
+        rows = (
+            earlier.filter(player_id__in=players)
+            .order_by("player_id", "-finished_at", "-game_id")
+            .values_list(*columns)
+        )
+    for player, mu, sigma, games in rows:
         skills.setdefault(player, rating.Skill(mu, sigma, games))
     return skills
 

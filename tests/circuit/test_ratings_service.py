@@ -147,12 +147,16 @@ operation = st.tuples(
 )
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@pytest.mark.parametrize("few", [0, 24], ids=["restored-in-one-query", "restored-one-by-one"])
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     kinds=st.lists(st.sampled_from(["cutthroat", "partners"]), min_size=1, max_size=2),
     operations=st.lists(operation, min_size=1, max_size=14),
 )
-def test_incremental_ratings_equal_a_full_rebuild(kinds, operations):
+def test_incremental_ratings_equal_a_full_rebuild(few, kinds, operations, monkeypatch):
+    from circuit.services import ratings
+
+    monkeypatch.setattr(ratings, "FEW", few)
     Game.objects.all().delete()  # each example starts from no games (and no ratings)
     Rating.objects.all().delete()
     games = make_games(6, kinds)
