@@ -15,12 +15,12 @@ from itertools import groupby
 
 from django.db import connection, transaction
 from django.db.models import Q
-from django.utils.translation import gettext_lazy as _
 
 from circuit import rating
 from circuit.models import Pool, Rating, RatingChange, RatingsDirty
 from scoring.models import Game, Seat
 from tournaments.standings import placements
+from tournaments.standings_store import collector_paused
 
 Cut = tuple[datetime, int]  # (finished_at, game id): the order games are rated in
 BATCH = 2000
@@ -140,30 +140,38 @@ def rebuild_pool(pool: str, since: Cut | None = None) -> int:
             affected = set(later.values_list("player_id", flat=True).distinct())
             later.delete()
             skills = _restored(pool, affected, since)
-        games = list(rated_games(pool, since))
-        if since is not None:
-            # Players of these games who are not affected stand where their rating row says.
-            newcomers = {p for g, _ in games for side in g.sides for p in side} - affected
-            for player, mu, sigma, played in Rating.objects.filter(
-                pool=pool, player_id__in=newcomers
-            ).values_list("player_id", "mu", "sigma", "games"):
-                skills[player] = rating.Skill(mu, sigma, played)
-        finished = {g.game_id: at for g, at in games}
-        last_game: dict[int, datetime] = {}
-        history = []
-        adapt = connection.ops.adapt_datetimefield_value
-        for game, after in rating.replay(skills, (g for g, _ in games)):
-            at = finished[game.game_id]
-            stored_at = adapt(at)  # once per game, for its four rows
-            for player, skill in after.items():
-                last_game[player] = at
-                history.append(
-                    (pool, player, game.game_id, stored_at, skill.mu, skill.sigma,
-                     skill.ordinal, skill.games)
-                )  # fmt: skip
-        _insert_history(history)
+        with collector_paused():  # many small objects, no cycles: see standings_store
+            games = list(rated_games(pool, since))
+            history, last_game = _rate(pool, skills, games, affected, since)
+            _insert_history(history)
         _write_ratings(pool, skills, changed=set(last_game) | affected, last_game=last_game)
     return len(games)
+
+
+def _rate(pool: str, skills, games, affected: set[int], since: Cut | None):
+    """Rate ``games`` in order from ``skills``; returns the history rows (their time
+    adapted for the database) and each player's last game."""
+    if since is not None:
+        # Players of these games who are not affected stand where their rating row says.
+        newcomers = {p for g, _at in games for side in g.sides for p in side} - affected
+        for player, mu, sigma, played in Rating.objects.filter(
+            pool=pool, player_id__in=newcomers
+        ).values_list("player_id", "mu", "sigma", "games"):
+            skills[player] = rating.Skill(mu, sigma, played)
+    finished = {g.game_id: at for g, at in games}
+    last_game: dict[int, datetime] = {}
+    history = []
+    adapt = connection.ops.adapt_datetimefield_value
+    for game, after in rating.replay(skills, (g for g, _at in games)):
+        at = finished[game.game_id]
+        stored_at = adapt(at)  # once per game, for its four rows
+        for player, skill in after.items():
+            last_game[player] = at
+            history.append(
+                (pool, player, game.game_id, stored_at, skill.mu, skill.sigma,
+                 skill.ordinal, skill.games)
+            )  # fmt: skip
+    return history, last_game
 
 
 def _insert_history(rows: list[tuple]) -> None:
@@ -257,6 +265,3 @@ def take_in_changes() -> int:
         ):
             lower(pool_of(ruleset), (at, game_id))
         return sum(rebuild_pool(pool, since=cut) for pool, cut in cuts.items())
-
-
-POOL_LABELS = {Pool.INDIVIDUAL: _("Individual"), Pool.PARTNERS: _("Partners")}
