@@ -415,7 +415,9 @@ class LadderActionView(APIView):
     """``check-in`` (``player_id`` or ``name``), ``check-out`` (``player_id``), ``form``
     (seat whoever waits now), ``close``."""
 
-    @extend_schema(request=LadderPlayerBody, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        operation_id="ladders_act", request=LadderPlayerBody, responses={200: OpenApiTypes.OBJECT}
+    )
     def post(self, request, slug: str, action: str):
         session = _ladder(request, slug)
         if action not in LADDER_ACTIONS:
