@@ -265,3 +265,29 @@ def take_in_changes() -> int:
         ):
             lower(pool_of(ruleset), (at, game_id))
         return sum(rebuild_pool(pool, since=cut) for pool, cut in cuts.items())
+
+
+def rerate_games_of(player_ids) -> int:
+    """Queue a re-rating of every finished game the players sat in: for a change made
+    to seats outside the scoring services (two players merged into one, say); returns
+    the games noted. The rebuild starts from the earliest of them."""
+    from circuit import jobs
+
+    game_ids = set(
+        Seat.objects.filter(player_id__in=list(player_ids), game__status=Game.Status.FINISHED)
+        .values_list("game_id", flat=True)
+        .distinct()
+    )
+    # Their old history rows may name a player who no longer sits there: the cut starts
+    # at the earliest game any of them was rated in.
+    game_ids |= set(
+        RatingChange.objects.filter(player_id__in=list(player_ids)).values_list(
+            "game_id", flat=True
+        )
+    )
+    RatingsDirty.objects.bulk_create(
+        [RatingsDirty(game_id=game_id) for game_id in game_ids], ignore_conflicts=True
+    )
+    if game_ids:
+        jobs.request_on_commit("ratings")
+    return len(game_ids)

@@ -177,3 +177,23 @@ def test_incremental_ratings_equal_a_full_rebuild(few, kinds, operations, monkey
     assert state() == incremental
     rated = Game.objects.filter(pk__in=[g.pk for g in games], status="finished").count()
     assert RatingChange.objects.values("game_id").distinct().count() == rated
+
+
+def test_a_merge_of_two_players_is_rerated_from_their_first_game(committed):
+    from circuit.services.ratings import rerate_games_of
+    from scoring.models import Seat
+
+    players = [PlayerFactory() for _ in range(6)]
+    by = UserFactory()
+    played_game(players[:4], by=by, seed=1, committed=committed)
+    played_game(players[2:], by=by, seed=2, committed=committed)
+    # Player 5 turns out to be player 0 (a merge made outside the scoring services).
+    twin, kept = players[5], players[0]
+    Seat.objects.filter(player=twin).update(player=kept)
+    with committed():
+        assert rerate_games_of([twin.pk, kept.pk]) == 2
+    assert Rating.objects.get(player=kept, pool="individual").games == 2
+    assert not Rating.objects.filter(player=twin).exists()
+    incremental = state()
+    rebuild_all()
+    assert state() == incremental
