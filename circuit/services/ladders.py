@@ -303,7 +303,7 @@ def session_floor(session: LadderSession) -> tuple[list[LadderPlayer], list[Ladd
     tables = list(
         LadderTable.objects.filter(session=session, done=False)
         .select_related("game")
-        .prefetch_related("game__seats")
+        .prefetch_related("game__seats__side")
         .order_by("number")
     )
     return waiting, tables
