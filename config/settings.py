@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "scoring",
     "tournaments",
     "players",
+    "circuit",
 ]
 
 MIDDLEWARE = [
@@ -255,11 +256,16 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-standings": {"task": "tournaments.tasks.sweep_standings", "schedule": 30.0},
     "sweep-notices": {"task": "players.tasks.sweep_notices", "schedule": 60.0},
     "sweep-brackets": {"task": "tournaments.tasks.sweep_brackets", "schedule": 60.0},
+    "circuit-sweep": {"task": "circuit.tasks.sweep_jobs", "schedule": 30.0},
+    "circuit-schedule": {"task": "circuit.tasks.scheduled_work", "schedule": 60.0},
     "purge-idempotency-keys": {
         "task": "accounts.tasks.purge_idempotency_keys",
         "schedule": 3600.0,
     },
 }
+
+# Rated games a player needs before the leaderboards list them (a page may ask for more).
+RATINGS_MIN_GAMES = int(os.environ.get("RATINGS_MIN_GAMES", "5"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -27,6 +27,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/language/", choose_language, name="choose-language"),
     path("accounts/", account, name="account"),
+    path("", include("circuit.urls")),
     path("", include("scoring.urls")),
     path("", include("players.urls")),
     path("", include("tournaments.urls")),

@@ -10,6 +10,7 @@ from domain.errors import Conflict, UserError
 from domain.say import say
 from players.models import ClaimCode, PlayerMerge
 from players.permissions import entries_of
+from players.signals import player_merging
 
 # Letters and digits nobody misreads on a phone (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -54,6 +55,7 @@ def merge_players(keep: Player, other: Player, *, by) -> Player:
                 say("Both players have an account: they cannot be one person."), "other"
             )
         ClaimCode.objects.filter(player=other).delete()
+        player_merging.send(Player, kept=keep, removed=other)
         try:
             with transaction.atomic():
                 _repoint(other, keep)

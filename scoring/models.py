@@ -119,7 +119,11 @@ class Game(models.Model):
                 name="game_held_is_not_started",
             ),
         ]
-        indexes = [models.Index(fields=["status", "-updated_at"])]
+        indexes = [
+            models.Index(fields=["status", "-updated_at"]),
+            # Ratings read finished games in finish order, from a point on.
+            models.Index(fields=["status", "finished_at"], name="game_status_finished_at"),
+        ]
 
     def __str__(self) -> str:
         return self.label or f"Game {self.pk}"

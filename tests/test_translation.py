@@ -20,6 +20,7 @@ CATALOGUE = Path(settings.BASE_DIR) / "locale" / "es" / "LC_MESSAGES"
 # The folders whose marked strings make the catalogue (what `make messages` reads).
 COPIED_FOR_EXTRACTION = {
     "accounts",
+    "circuit",
     "config",
     "domain",
     "locale",

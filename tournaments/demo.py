@@ -164,6 +164,11 @@ def load(seed: int = 2026) -> Demo:
     # Open's first sixteen make up the league's teams, and two of them play the cup too.
     # Ana Rivera's player is the ``ana`` login's, so her account page lists her events.
     Player.objects.filter(display_name=DEMO_PLAYER).update(user=users["ana"])
+
+    # 4. A weekly series of two events, the leaderboards, a ladder session (circuit.demo).
+    from circuit.demo import load as load_circuit
+
+    demo.hands += load_circuit(organizer, rng, play=play, players_from="cutthroat-open")
     return demo
 
 

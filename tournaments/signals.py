@@ -1,6 +1,10 @@
-"""What tournaments tell the apps above them, inside the transaction that did it."""
+"""What tournaments tell the apps above them: ``entrant_withdrawn`` inside the
+transaction that did it, ``standings_rewritten`` after a recompute's commit changed at
+least one stage's snapshot (receivers get ``tournament_id``)."""
 
 from django.dispatch import Signal
 
 # An entrant withdrew (``entrant``): a place in the event may have come free.
 entrant_withdrawn = Signal()
+
+standings_rewritten = Signal()

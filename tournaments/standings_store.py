@@ -30,6 +30,7 @@ from tournaments.models import (
     StandingsState,
     Tournament,
 )
+from tournaments.signals import standings_rewritten
 from tournaments.standings import (
     METRICS,
     SIXTHS,
@@ -453,6 +454,9 @@ def rebuild_standings(tournament_id: int) -> int:
         }
         if changed:
             _write_snapshots(tournament.pk, started, changed)
+            transaction.on_commit(
+                lambda: standings_rewritten.send(Tournament, tournament_id=tournament.pk)
+            )
         stamp = {"computed_at": started, "last_hand_at": last_hand, "runs": F("runs") + 1}
         if not StandingsState.objects.filter(tournament=tournament).update(**stamp):
             StandingsState.objects.create(tournament=tournament, **{**stamp, "runs": 1})

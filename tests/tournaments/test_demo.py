@@ -54,6 +54,20 @@ def test_load_demo_builds_three_events_with_logins():
 
     for tournament in (open_, league, cup):
         assert StandingsSnapshot.objects.filter(tournament=tournament).exists()
+    # The series of two events, the leaderboards and the ladder session (circuit.demo).
+    from circuit.models import LadderSession, Rating, Series
+    from circuit.services.ladders import session_floor
+    from circuit.services.series import read_standings
+
+    friday = read_standings(Series.objects.get(name="Friday Cut-Throat Challenge"))
+    assert [e["played"] for e in friday["events"]] == [True, True]
+    assert friday["lines"][0]["rank"] == 1 and len(friday["lines"]) == 9
+    assert any(line["played"] == 2 for line in friday["lines"])
+    assert Rating.objects.filter(pool="individual", games__gte=5).exists()
+    assert Rating.objects.filter(pool="partners").exists()
+    waiting, tables = session_floor(LadderSession.objects.get(name="Tuesday Ladder"))
+    assert len(waiting) == 2 and len(tables) == 2
+
     replays = replay_all(Game.objects.all())
     assert replays and all(r.agrees for r in replays), [
         r.describe() for r in replays if not r.agrees

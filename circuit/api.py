@@ -1,0 +1,450 @@
+"""The circuit's API: series and their standings, leaderboards and a player's ratings,
+seeding an event by rating, ladder sessions."""
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotAuthenticated, PermissionDenied
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.idempotency import run_once
+from accounts.models import Player
+from accounts.permissions import allowed
+from circuit import exports, selectors
+from circuit.models import LadderSession, Pool, Series
+from circuit.services import ladders as ladder_services
+from circuit.services import series as series_services
+from circuit.services.seeding import seed_by_rating
+from config.pagination import Pages, page_response
+from scoring.api import fields
+from scoring.api.serializers import bounded
+from scoring.bounds import ID_MAX
+from scoring.rulesets import PRESETS
+from tournaments.models import Stage, Tournament
+
+SERIES_FIELDS = [
+    "slug", "name", "public", "ruleset_key", "overrides", "table_size", "stage_format",
+    "stage_settings", "tiebreak_order", "placement_points", "time_zone", "series_points",
+    "best_of", "every_days", "next_event_at", "created_at",
+]  # fmt: skip
+
+
+class SeriesSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Series
+        fields = SERIES_FIELDS
+        read_only_fields = SERIES_FIELDS
+
+
+class SeriesCreateSerializer(serializers.Serializer):
+    name = fields.Text(max_length=200)
+    ruleset = serializers.ChoiceField(choices=sorted(PRESETS))
+    table_size = bounded(2, 6, required=False)
+    overrides = serializers.DictField(required=False)
+    stage_format = serializers.ChoiceField(choices=Stage.Format.values, default="swiss")
+    stage_settings = serializers.DictField(required=False)
+    tiebreak_order = serializers.ListField(child=fields.Text(max_length=40), required=False)
+    placement_points = serializers.DictField(required=False)
+    time_zone = fields.Text(max_length=64, required=False, default="UTC")
+    series_points = serializers.DictField(
+        required=False, help_text='Points per event placing: {"1": 25, "2": 18}.'
+    )
+    best_of = bounded(1, 1000, required=False, allow_null=True)
+    every_days = bounded(1, 365, required=False, allow_null=True)
+    first_event_at = serializers.DateTimeField(required=False, allow_null=True)
+    public = fields.Flag(required=False, default=True)
+
+
+class SeriesResultSerializer(serializers.Serializer):
+    event = serializers.IntegerField()
+    place = serializers.IntegerField()
+    points = serializers.FloatField()
+    counted = serializers.BooleanField()
+
+
+class SeriesLineSerializer(serializers.Serializer):
+    player_id = serializers.IntegerField()
+    name = serializers.CharField()
+    rank = serializers.IntegerField()
+    tied = serializers.BooleanField()
+    points = serializers.FloatField()
+    wins = serializers.IntegerField()
+    best = serializers.IntegerField()
+    played = serializers.IntegerField()
+    results = SeriesResultSerializer(many=True)
+
+
+class SeriesEventSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    played = serializers.BooleanField()
+
+
+class SeriesStandingsSerializer(serializers.Serializer):
+    computed_at = serializers.DateTimeField(allow_null=True)
+    events = SeriesEventSerializer(many=True)
+    lines = SeriesLineSerializer(many=True)
+
+
+class SeriesDetailSerializer(SeriesSerializer):
+    standings = serializers.SerializerMethodField()
+
+    class Meta(SeriesSerializer.Meta):
+        fields = [*SERIES_FIELDS, "standings"]
+
+    @extend_schema_field(SeriesStandingsSerializer)
+    def get_standings(self, series) -> dict:
+        return SeriesStandingsSerializer(series_services.read_standings(series)).data
+
+
+def _signed_in(request) -> None:
+    if not request.user.is_authenticated:
+        raise NotAuthenticated()
+
+
+def _series(request, slug: str, *, manage: bool = False) -> Series:
+    series = Series.objects.filter(slug=slug).first()
+    if series is None or not allowed(request.user, "series.view", series):
+        raise Http404
+    if manage:
+        _signed_in(request)
+        if not allowed(request.user, "series.manage", series):
+            raise PermissionDenied("Only this series' organizers may do that.")
+    return series
+
+
+def visible_series(user):
+    rows = Series.objects.all()
+    if getattr(user, "is_superuser", False):
+        return rows
+    if user.is_authenticated:
+        from django.db.models import Q
+
+        return rows.filter(Q(public=True) | Q(created_by=user))
+    return rows.filter(public=True)
+
+
+class SeriesListView(APIView):
+    """Series you may see; start one from an event template."""
+
+    pagination_class = Pages
+
+    @extend_schema(operation_id="series_list", responses=SeriesSerializer(many=True))
+    def get(self, request):
+        return page_response(
+            self, request, visible_series(request.user).order_by("name", "pk"),
+            lambda page: SeriesSerializer(page, many=True).data,
+        )  # fmt: skip
+
+    @extend_schema(request=SeriesCreateSerializer, responses={201: SeriesSerializer})
+    def post(self, request):
+        _signed_in(request)
+        body = SeriesCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        values = dict(body.validated_data)
+        values["ruleset_key"] = values.pop("ruleset")
+
+        def produce():
+            series = series_services.create_series(by=request.user, **values)
+            return Response(SeriesSerializer(series).data, status=status.HTTP_201_CREATED)
+
+        return run_once(request, produce)
+
+
+class SeriesDetailView(APIView):
+    """A series: its template, its events and its standings."""
+
+    @extend_schema(responses=SeriesDetailSerializer)
+    def get(self, request, slug: str):
+        return Response(SeriesDetailSerializer(_series(request, slug)).data)
+
+
+class SeriesNextEventView(APIView):
+    """Create the series' next event from its template (its organizers)."""
+
+    @extend_schema(request=None, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request, slug: str):
+        series = _series(request, slug, manage=True)
+
+        def produce():
+            tournament = series_services.create_next_event(series, by=request.user)
+            return Response(
+                {"slug": tournament.slug, "name": tournament.name},
+                status=status.HTTP_201_CREATED,
+            )
+
+        return run_once(request, produce)
+
+
+class SeriesStandingsView(APIView):
+    """The series standings as last computed (current within seconds of an event's)."""
+
+    @extend_schema(responses=SeriesStandingsSerializer)
+    def get(self, request, slug: str):
+        series = _series(request, slug)
+        return Response(SeriesStandingsSerializer(series_services.read_standings(series)).data)
+
+
+class SeriesExportView(APIView):
+    """The series standings as CSV."""
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
+    def get(self, request, slug: str):
+        return exports.series_csv_response(_series(request, slug))
+
+
+class RatingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    player_id = serializers.IntegerField()
+    name = serializers.CharField()
+    ordinal = serializers.FloatField(help_text="mu - 3 sigma: the conservative rating.")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    games = serializers.IntegerField()
+
+
+def min_games_of(request) -> int:
+    from circuit.services.common import bounded as bounded_number
+
+    asked = request.GET.get("min_games")
+    if asked in (None, ""):
+        return selectors.min_games_default()
+    number = bounded_number(asked, 0, 1_000_000)
+    if number is None:
+        raise serializers.ValidationError({"min_games": ["Give a whole number from 0 to 1000000."]})
+    return number
+
+
+def rating_rows(page, start: int) -> list[dict]:
+    return [
+        {
+            "rank": start + index + 1, "player_id": r.player_id, "name": r.player.display_name,
+            "ordinal": r.ordinal, "mu": r.mu, "sigma": r.sigma, "games": r.games,
+        }
+        for index, r in enumerate(page)
+    ]  # fmt: skip
+
+
+class LeaderboardView(APIView):
+    """A pool's leaderboard: players with at least ``min_games`` rated games, best first."""
+
+    pagination_class = Pages
+
+    @extend_schema(
+        parameters=[OpenApiParameter("min_games", OpenApiTypes.INT)],
+        responses=RatingSerializer(many=True),
+    )
+    def get(self, request, pool: str):
+        if pool not in Pool.values:
+            raise Http404
+        rows = selectors.leaderboard(pool, min_games=min_games_of(request))
+        pages = Pages()
+        page = pages.paginate_queryset(rows, request, view=self)
+        start = (pages.page.number - 1) * pages.get_page_size(request)
+        return pages.get_paginated_response(
+            RatingSerializer(rating_rows(page, start), many=True).data
+        )
+
+
+class HistoryPointSerializer(serializers.Serializer):
+    game = serializers.IntegerField()
+    finished_at = serializers.DateTimeField()
+    ordinal = serializers.FloatField()
+    games = serializers.IntegerField()
+
+
+class PlayerPoolSerializer(serializers.Serializer):
+    pool = serializers.CharField()
+    ordinal = serializers.FloatField()
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    games = serializers.IntegerField()
+    history = HistoryPointSerializer(many=True)
+
+
+class PlayerRatingsView(APIView):
+    """A player's rating in each pool and its history, oldest first."""
+
+    @extend_schema(responses=PlayerPoolSerializer(many=True))
+    def get(self, request, pk: int):
+        player = get_object_or_404(Player, pk=pk) if pk <= ID_MAX else None
+        if player is None:
+            raise Http404
+        return Response(
+            PlayerPoolSerializer(
+                [
+                    {
+                        "pool": entry["pool"], "ordinal": entry["rating"].ordinal,
+                        "mu": entry["rating"].mu, "sigma": entry["rating"].sigma,
+                        "games": entry["rating"].games, "history": entry["history"],
+                    }
+                    for entry in selectors.player_ratings(player.pk)
+                ],
+                many=True,
+            ).data
+        )  # fmt: skip
+
+
+class SeedByRatingView(APIView):
+    """Seed the tournament's entrants by rating, best first (before round 1; a Swiss
+    round 1 is then paired by rating)."""
+
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
+    def post(self, request, slug: str):
+        tournament = Tournament.objects.filter(slug=slug).first()
+        if tournament is None or not allowed(request.user, "tournament.view", tournament):
+            raise Http404
+        _signed_in(request)
+        if not allowed(request.user, "tournament.manage", tournament):
+            raise PermissionDenied("Only this tournament's organizers may do that.")
+
+        def produce():
+            ranked = seed_by_rating(tournament, by=request.user)
+            return Response(
+                {"entrants": [{"id": e.pk, "name": e.name, "seed": e.seed} for e in ranked]}
+            )
+
+        return run_once(request, produce)
+
+
+class LadderSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = LadderSession
+        fields = [
+            "slug", "name", "ruleset_key", "overrides", "table_size", "public", "status",
+            "every_minutes", "last_formed_at", "created_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class LadderCreateSerializer(serializers.Serializer):
+    name = fields.Text(max_length=200)
+    ruleset = serializers.ChoiceField(choices=sorted(PRESETS))
+    table_size = bounded(2, 6, required=False)
+    overrides = serializers.DictField(required=False)
+    every_minutes = bounded(0, 240, required=False, default=0)
+    public = fields.Flag(required=False, default=True)
+
+
+class LadderPlayerBody(serializers.Serializer):
+    player_id = bounded(1, ID_MAX, required=False)
+    name = fields.Text(max_length=120, required=False, default="")
+
+
+def _ladder(request, slug: str) -> LadderSession:
+    session = LadderSession.objects.filter(slug=slug).first()
+    if session is None or not allowed(request.user, "ladder.view", session):
+        raise Http404
+    return session
+
+
+def ladder_state(session: LadderSession) -> dict:
+    waiting, tables = ladder_services.session_floor(session)
+    return {
+        **LadderSerializer(session).data,
+        "waiting": [
+            {"player_id": e.player_id, "name": e.player.display_name, "since": e.waiting_since}
+            for e in waiting
+        ],
+        "tables": [
+            {
+                "number": t.number, "game": t.game_id, "status": t.game.status,
+                "players": [s.display_name for s in t.game.seats.all()],
+            }
+            for t in tables
+        ],
+        "standings": [
+            {
+                "player_id": line["player"].pk, "name": line["player"].display_name,
+                "games": line["games"], "wins": line["wins"],
+                "average_place": line["average_place"], "ordinal": line["ordinal"],
+            }
+            for line in ladder_services.session_standings(session)
+        ],
+    }  # fmt: skip
+
+
+class LadderListView(APIView):
+    """Ladder sessions you may see; open one."""
+
+    pagination_class = Pages
+
+    @extend_schema(operation_id="ladders_list", responses=LadderSerializer(many=True))
+    def get(self, request):
+        rows = LadderSession.objects.all()
+        if not getattr(request.user, "is_superuser", False):
+            from django.db.models import Q
+
+            mine = Q(created_by=request.user) if request.user.is_authenticated else Q(pk=None)
+            rows = rows.filter(Q(public=True) | mine)
+        return page_response(
+            self, request, rows, lambda page: LadderSerializer(page, many=True).data
+        )
+
+    @extend_schema(request=LadderCreateSerializer, responses={201: LadderSerializer})
+    def post(self, request):
+        _signed_in(request)
+        body = LadderCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        values = dict(body.validated_data)
+        values["ruleset_key"] = values.pop("ruleset")
+
+        def produce():
+            session = ladder_services.create_session(by=request.user, **values)
+            return Response(LadderSerializer(session).data, status=status.HTTP_201_CREATED)
+
+        return run_once(request, produce)
+
+
+class LadderDetailView(APIView):
+    """A session: who waits, the tables in play, the session's standings."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, slug: str):
+        return Response(ladder_state(_ladder(request, slug)))
+
+
+LADDER_ACTIONS = ("check-in", "check-out", "form", "close")
+
+
+class LadderActionView(APIView):
+    """``check-in`` (``player_id`` or ``name``), ``check-out`` (``player_id``), ``form``
+    (seat whoever waits now), ``close``."""
+
+    @extend_schema(
+        operation_id="ladders_act", request=LadderPlayerBody, responses={200: OpenApiTypes.OBJECT}
+    )
+    def post(self, request, slug: str, action: str):
+        session = _ladder(request, slug)
+        if action not in LADDER_ACTIONS:
+            raise Http404
+        _signed_in(request)
+        body = LadderPlayerBody(data=request.data if action.startswith("check") else {})
+        body.is_valid(raise_exception=True)
+        player = None
+        if "player_id" in body.validated_data:
+            player = Player.objects.filter(pk=body.validated_data["player_id"]).first()
+            if player is None:
+                raise serializers.ValidationError({"player_id": ["No such player."]})
+
+        def produce():
+            user = request.user
+            if action == "check-in":
+                ladder_services.check_in(
+                    session, by=user, player=player, name=body.validated_data["name"]
+                )
+            elif action == "check-out":
+                if player is None:
+                    raise serializers.ValidationError({"player_id": ["Say which player."]})
+                ladder_services.check_out(session, by=user, player=player)
+            elif action == "form":
+                ladder_services.form_now(session, by=user)
+            else:
+                ladder_services.close_session(session, by=user)
+            return Response(ladder_state(LadderSession.objects.get(pk=session.pk)))
+
+        return run_once(request, produce)

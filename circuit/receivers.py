@@ -1,0 +1,69 @@
+"""How series, ratings and ladders hear of changes: scoring's ``game_changed`` (after the
+game's commit) and tournaments' ``standings_rewritten`` (after a snapshot changed)."""
+
+from django.dispatch import receiver
+
+from players.signals import player_merging
+from scoring.signals import game_changed
+from tournaments.signals import standings_rewritten
+
+# Changes that leave a game being played as it was for ratings: a hand or in-play points
+# of a game still in progress, its creation, a referee added.
+PLAYING_CHANGES = frozenset({"hand_recorded", "event_added", "created", "referee_added"})
+
+
+@receiver(game_changed, dispatch_uid="circuit.game_changed")
+def follow_game(
+    sender, game_id: int, change: str, followed: bool = True, status: str | None = None, **kwargs
+) -> None:
+    """Queue the ratings (and the game's ladder session) when a result may have moved.
+
+    Runs after the referee's commit; it writes one bookkeeping row and hands the work to
+    a coalesced task, so the referee's request never waits for the ratings, and a broker
+    that is down only delays them (the beat sweep queues them later)."""
+    if not followed:
+        return  # a game nobody holds is never rated
+    if change in PLAYING_CHANGES and status != "finished":
+        return
+    from circuit import jobs
+    from circuit.models import LadderTable
+    from circuit.services.ratings import note_change
+
+    note_change(game_id)
+    jobs.request("ratings")
+    session_id = (
+        LadderTable.objects.filter(game_id=game_id).values_list("session_id", flat=True).first()
+    )
+    if session_id is not None:
+        jobs.request(f"ladder:{session_id}")
+
+
+@receiver(standings_rewritten, dispatch_uid="circuit.standings_rewritten")
+def follow_standings(sender, tournament_id: int, **kwargs) -> None:
+    """Queue the series standings when an event of a series has new standings."""
+    from circuit import jobs
+    from circuit.models import SeriesEvent
+
+    series_id = (
+        SeriesEvent.objects.filter(tournament_id=tournament_id)
+        .values_list("series_id", flat=True)
+        .first()
+    )
+    if series_id is not None:
+        jobs.request(f"series:{series_id}")
+
+
+@receiver(player_merging, dispatch_uid="circuit.player_merging")
+def rerate_merged_players(sender, kept, removed, **kwargs) -> None:
+    """Ratings are worked out from games: the two players' are dropped inside the merge
+    and every pool is rated again from the kept player's first game once it commits."""
+    from django.db import transaction
+
+    from circuit.models import Rating, RatingChange
+    from circuit.services.ratings import rerate_games_of
+
+    players = [kept.pk, removed.pk]
+    RatingChange.objects.filter(player_id__in=players).delete()
+    Rating.objects.filter(player_id__in=players).delete()
+    kept_id = kept.pk
+    transaction.on_commit(lambda: rerate_games_of([kept_id]))
