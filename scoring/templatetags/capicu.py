@@ -44,3 +44,13 @@ def told(flag):
             return say_it(Message(template, **(flag.get("params") or {})))
         return say_it(flag.get("message", ""))
     return say_it(flag)
+
+
+@register.filter
+def preset_label(key):
+    """A rule-set preset's name ("Cutthroat", "DCS Cut-Throat") from its key; the key
+    itself when it names no preset."""
+    from scoring.rulesets import PRESETS
+
+    preset = PRESETS.get(key)
+    return preset.label if preset is not None else key

@@ -3,6 +3,7 @@
 import time
 
 from django.core.management.base import BaseCommand, CommandError
+from django.test.utils import override_settings
 
 from tournaments.models import Tournament
 
@@ -31,7 +32,10 @@ class Command(BaseCommand):
                 return
             raise CommandError("load_demo needs an empty database (no tournaments yet).")
         started = time.perf_counter()
-        demo = load(seed=seed)
+        # The demo's players are told of their tables by email like anyone's; while it is
+        # built those emails are kept in memory, not printed over its addresses.
+        with override_settings(EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend"):
+            demo = load(seed=seed)
         elapsed = time.perf_counter() - started
         base = base_url.rstrip("/")
         self.stdout.write(
@@ -41,6 +45,10 @@ class Command(BaseCommand):
         self.stdout.write(f"  {base}/")
         for tournament in demo.tournaments:
             self.stdout.write(f"  {base}/t/{tournament.slug}/   {tournament.name}")
+        self.stdout.write(f"  {base}/players/   players across events")
+        self.stdout.write(f"  {base}/series/   the weekly series and its standings")
+        self.stdout.write(f"  {base}/ratings/   the leaderboards")
+        self.stdout.write(f"  {base}/ladders/   the ladder session")
         self.stdout.write(f"Log in at {base}/accounts/login/ with:")
         for username, password in demo.logins.items():
             role = {
