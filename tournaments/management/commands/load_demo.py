@@ -53,7 +53,7 @@ class Command(BaseCommand):
         for username, password in demo.logins.items():
             role = {
                 "organizer": "organizer of every demo event",
-                "ana": "a player in two events: her account page lists them",
+                "ana": "a player in three events: her account page lists them",
             }.get(username, "referee")
             self.stdout.write(f"  {username:<10} / {password:<18} ({role})")
         self.stdout.write(f"Referees score at {base}/referee/ ; the API is at {base}/api/docs/")
