@@ -5,7 +5,7 @@ from django.dispatch import receiver
 
 from players.registration import entrant_withdrew
 from tournaments.models import Round
-from tournaments.signals import entrant_withdrawn
+from tournaments.signals import entrant_withdrawn, tables_seated
 
 
 @receiver(entrant_withdrawn, dispatch_uid="players-entrant-withdrawn")
@@ -24,3 +24,12 @@ def tell_players_their_tables(sender, instance: Round, update_fields=None, **kwa
     from players.tables import tell_tables
 
     tell_tables(instance)
+
+
+@receiver(tables_seated, dispatch_uid="players-tables-seated")
+def tell_players_their_new_tables(sender, round, matches, **kwargs):
+    """A bracket seated its winners at tables of a round already published: the players
+    at those tables get their table as they would have at publication."""
+    from players.tables import tell_tables
+
+    tell_tables(round, matches)

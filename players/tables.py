@@ -19,10 +19,14 @@ def seated(round_: Round):
     )
 
 
-def tell_tables(round_: Round) -> int:
-    """Write every seated player with an email address their table (sent after commit)."""
+def tell_tables(round_: Round, matches=None) -> int:
+    """Write every seated player with an email address their table (sent after commit):
+    at every table of the round, or only at ``matches`` (tables seated later)."""
     told = 0
-    for match in seated(round_):
+    tables = seated(round_)
+    if matches is not None:
+        tables = tables.filter(pk__in=[match.pk for match in matches])
+    for match in tables:
         names = [seat.entrant.name for seat in match.seats.all()]
         tournament = match.round.stage.tournament
         for seat in match.seats.all():

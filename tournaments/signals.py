@@ -8,3 +8,7 @@ from django.dispatch import Signal
 entrant_withdrawn = Signal()
 
 standings_rewritten = Signal()
+
+# Tables were seated in a round already published (``round``, ``matches``): a bracket's
+# winners moved on. Sent inside the transaction that seated them.
+tables_seated = Signal()

@@ -209,3 +209,34 @@ def test_merging_carries_a_players_own_entries_along(organizer, tournament):
     assert entry.player == old and old.entries.count() == 2
     old.refresh_from_db()
     assert old.user == ana
+
+
+def test_players_get_their_table_when_a_bracket_seats_them_later(organizer, tournament):
+    """A bracket's next table is seated when the games before it finish, in a round
+    already published: its players are told their table then."""
+    import random
+
+    from tournaments.demo import play
+
+    registration.open_registration(tournament, by=organizer)
+    players = [user(f"J{n} Rivera") for n in range(8)]
+    for person in players:
+        registration.enter(tournament, by=person)
+    stage = services.add_stage(
+        tournament, by=organizer, name="Bracket", format="single_elimination",
+        settings={"advance": 2},
+    )  # fmt: skip
+    services.update_tournament(tournament, by=organizer, status="running")
+    services.publish_round(services.generate_round(stage, by=organizer), by=organizer)
+    first = list(stage.rounds.get(number=1).matches.exclude(game=None))
+    assert len(first) == 2
+    mail.outbox.clear()
+    for match in first:
+        play(match.game, organizer, random.Random(match.pk))
+    for match in first:
+        services.advance_bracket(match)  # the task after each game did it already: no-op
+    final = stage.rounds.get(number=2).matches.get()
+    finalists = {seat.entrant.player.user.email for seat in final.seats.all()}
+    assert len(finalists) == 4
+    told = [m.to[0] for m in mail.outbox if "round 2" in m.subject]
+    assert sorted(told) == sorted(finalists)  # each finalist once

@@ -23,6 +23,7 @@ from tournaments.services.common import (
     _lock_tournament,
 )
 from tournaments.services.forfeits import absent, is_walkover, walkover_reason
+from tournaments.signals import tables_seated
 
 
 def add_stage(
@@ -419,9 +420,10 @@ def advance_bracket(match: Match) -> list[Match]:
                     defaults={"status": Round.Status.PUBLISHED, "published_at": timezone.now()},
                 )
                 first = (existing.aggregate(m=Max("table_number"))["m"] or 0) + 1
-                created += _seat_tables(
-                    stage, round_, PairingResult(tuple(fresh)), first_table=first
-                )
+                seated = _seat_tables(stage, round_, PairingResult(tuple(fresh)), first_table=first)
+                if round_.status == Round.Status.PUBLISHED:
+                    tables_seated.send(Round, round=round_, matches=seated)
+                created += seated
         except PairingError as error:
             Match.objects.filter(pk=match.pk).update(
                 needs_attention=True,
