@@ -130,8 +130,13 @@ def _fresh_cache():
     if isinstance(cache, LocMemCache):
         cache.clear()
         return
-    # A Redis cache may share its database with the broker: only the live parts' keys go.
+    # A Redis cache may share its database with the broker: only the keys kept by address
+    # go (the live parts', and the time zone each tournament's and game's pages use).
     client = cache._cache.get_client(write=True)
-    stale = list(client.scan_iter(match=cache.make_key("live:*")))
+    stale = [
+        key
+        for pattern in ("live:*", "tz:*")
+        for key in client.scan_iter(match=cache.make_key(pattern))
+    ]
     if stale:
         client.delete(*stale)
