@@ -64,7 +64,6 @@ def new_tournament(request):
     form = TournamentForm(request.POST or None, preset=preset)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        settings = {"rounds": data["rounds"]} if data["rounds"] else {}
         try:
             with transaction.atomic():
                 tournament = services.create_tournament(
@@ -81,7 +80,7 @@ def new_tournament(request):
                     by=request.user,
                     name=data["stage_name"],
                     format=data["stage_format"],
-                    settings=settings,
+                    settings=form.settings(),
                 )
         except (services.TournamentError, ScoringError) as error:
             form.add_error(None, told(error.message))

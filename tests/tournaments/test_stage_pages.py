@@ -440,6 +440,36 @@ def test_tournament_names_are_as_long_as_entrant_names_at_most(client, organizer
     assert 'inputmode="numeric"' in response.content.decode()
 
 
+def test_a_new_tournament_can_start_with_pools_and_their_options(client, organizer):
+    client.force_login(organizer)
+    data = {
+        "preset": "cutthroat",
+        "name": "Copa de Grupos",
+        "table_size": "4",
+        "target": "250",
+        "rounding": "nearest_5",
+        "block_tie": "no_award",
+        "penalty_points": "10",
+        "stage_name": "Grupos",
+        "stage_format": "pools",
+        "tiebreak_1": "match_points",
+    }
+    page = client.get("/organize/new/?preset=cutthroat").content.decode()
+    assert 'name="pools"' in page and 'name="advance"' in page
+    missing = client.post("/organize/new/", data)
+    assert missing.status_code == 400
+    assert missing.context["form"].errors["pools"] == ["Say how many pools."]
+    assert not Tournament.objects.filter(name="Copa de Grupos").exists()
+    made = client.post("/organize/new/", data | {"pools": "4", "advance": "2"})
+    assert made.status_code == 302
+    stage = Stage.objects.get(tournament__name="Copa de Grupos")
+    assert (stage.format, stage.settings) == ("pools", {"pools": 4, "advance": 2})
+    wrong = client.post(
+        "/organize/new/", data | {"name": "Otra", "stage_format": "round_robin", "pools": "2"}
+    )
+    assert wrong.context["form"].errors["pools"] == ["Only a pools stage is split into pools."]
+
+
 def test_the_new_tournament_form_in_spanish(client, organizer):
     client.force_login(organizer)
     with translation.override("es"):
