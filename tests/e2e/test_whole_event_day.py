@@ -10,6 +10,7 @@ test short); one table is scored hand by hand on the referee's page in the brows
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -259,3 +260,55 @@ def test_an_organizer_runs_a_pooled_event_into_a_bracket_with_a_walkover(
     fits(page)
     shot(page, "whole-day-bracket-public-phone")
     context.close()
+
+
+SHOTS = Path("/tmp/shots-dayqa")
+SIZES = {"390": PHONE, "1280": {"width": 1280, "height": 900}}
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_the_new_event_and_finish_pages_read_right_on_a_phone_and_wide(
+    live_server, browser, language
+):
+    from tournaments import services
+
+    SHOTS.mkdir(exist_ok=True)
+    organizer = UserFactory(username="organizer", password=PASSWORD)
+    tournament = services.create_tournament(
+        by=organizer, name="Liga", ruleset_key="cutthroat", table_size=4
+    )
+    services.register_entrants(tournament, by=organizer, text="\n".join(NAMES[:8]))
+    liga = services.add_stage(tournament, by=organizer, name="Liga", format="round_robin")
+    services.add_stage(tournament, by=organizer, name="Final", format="single_elimination")
+    round_ = services.generate_round(liga, by=organizer)
+    services.publish_round(round_, by=organizer)
+    play_by_service(round_, organizer)
+    spanish = language == "es"
+    for size, viewport in SIZES.items():
+        context = browser.new_context(viewport=viewport, locale=language)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        log_in(page, live_server.url, "organizer", PASSWORD, "/organize/")
+        page.goto(f"{live_server.url}/organize/new/?preset=cutthroat")
+        page.locator("#id_pools").wait_for()
+        label = page.locator("label[for=id_pools]").inner_text()
+        assert label == ("Grupos" if spanish else "Pools"), label
+        page.locator("button.big").click()  # no name, pools without a count: refused
+        error = page.locator(".has-error .error").first.inner_text()
+        assert error == ("Este campo es requerido." if spanish else "This field is required.")
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        page.screenshot(path=str(SHOTS / f"new-event-{size}-{language}.png"), full_page=True)
+
+        finish = f"{live_server.url}/t/{tournament.slug}/manage/stages/1/finish/"
+        page.goto(f"{finish}?top=4")
+        assert page.locator("ol.through li").count() == 4
+        # Another tab corrects the standings in between: the page refuses and lists again.
+        page.locator("input[name=listed]").evaluate("(el) => { el.value = '1,2,3,999'; }")
+        page.locator("button.big").click()
+        refused = page.locator(".error-box").inner_text()
+        assert refused.startswith("Quién pasa cambió" if spanish else "Who goes through changed")
+        assert page.locator("ol.through li").count() == 4
+        assert Stage.objects.get(pk=liga.pk).status == Stage.Status.RUNNING
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        page.screenshot(path=str(SHOTS / f"finish-refused-{size}-{language}.png"), full_page=True)
+        context.close()
