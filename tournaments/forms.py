@@ -179,9 +179,22 @@ class StageOptions(forms.Form):
         ),
     )
 
+    third_place = forms.BooleanField(
+        label=_("Third-place match"),
+        required=False,
+        help_text=_(
+            "Single elimination: those the semi-finals put out play a table for third "
+            "place in the final's round."
+        ),
+    )
+
     def clean(self):
         data = super().clean()
         kind = data.get(self.format_field)
+        if data.get("third_place") and kind != "single_elimination":
+            self.add_error(
+                "third_place", _("Only a single-elimination bracket plays a third-place match.")
+            )
         if kind == "pools" and not data.get("pools") and "pools" not in self.errors:
             self.add_error("pools", _("Say how many pools."))
         elif kind != "pools" and data.get("pools"):
@@ -201,6 +214,8 @@ class StageOptions(forms.Form):
                 settings[name] = data[name]
         if data[self.format_field] == "double_elimination":
             settings["grand_final_reset"] = bool(data.get("grand_final_reset"))
+        if data.get("third_place"):
+            settings["third_place"] = True
         return settings
 
 
@@ -305,7 +320,15 @@ class StageForm(StageOptions):
         required=False,
         help_text=_("Blank: the format's own (a round robin: until everyone has met everyone)."),
     )
-    field_order = ["name", "format", "rounds", "pools", "advance", "grand_final_reset"]
+    field_order = [
+        "name",
+        "format",
+        "rounds",
+        "pools",
+        "advance",
+        "third_place",
+        "grand_final_reset",
+    ]
 
 
 class FinishForm(forms.Form):

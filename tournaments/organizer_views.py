@@ -224,6 +224,8 @@ def stage_options(stage: Stage) -> list[str]:
             said.append(
                 gettext("top {count} of each table go through").format(count=settings["advance"])
             )
+    if settings.get("third_place"):
+        said.append(gettext("third-place match"))
     if stage.format == "double_elimination":
         said.append(
             gettext("grand final reset")
