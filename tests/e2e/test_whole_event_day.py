@@ -299,6 +299,28 @@ def test_the_new_event_and_finish_pages_read_right_on_a_phone_and_wide(
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
         page.screenshot(path=str(SHOTS / f"new-event-{size}-{language}.png"), full_page=True)
 
+        page.goto(f"{live_server.url}/t/{tournament.slug}/manage/stages/new/")
+        page.locator("#id_format").select_option("single_elimination")
+        third = page.locator("input[name=third_place]")
+        assert third.is_visible()
+        label = "Partida por el tercer puesto" if spanish else "Third-place match"
+        assert label in page.locator("label", has=third).inner_text()
+        page.locator("#id_format").select_option("round_robin")
+        assert not third.is_visible()  # only a single-elimination bracket's option
+        page.locator("#id_format").select_option("single_elimination")
+        third.check()
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        page.screenshot(path=str(SHOTS / f"add-stage-{size}-{language}.png"), full_page=True)
+        page.locator("#id_name").fill(f"Bronce {size}")
+        page.locator("form[data-stage-form] button[type=submit]").click()
+        page.locator(".notice", has_text=f"Bronce {size}").wait_for()
+        order = Stage.objects.get(tournament=tournament, name=f"Bronce {size}").order
+        page.goto(f"{live_server.url}/t/{tournament.slug}/manage/?stage={order}")
+        words = "partida por el tercer puesto" if spanish else "third-place match"
+        assert words in page.locator("main").inner_text()
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        page.screenshot(path=str(SHOTS / f"manage-{size}-{language}.png"), full_page=False)
+
         finish = f"{live_server.url}/t/{tournament.slug}/manage/stages/1/finish/"
         page.goto(f"{finish}?top=4")
         assert page.locator("ol.through li").count() == 4
