@@ -148,8 +148,82 @@ class RulesForm(forms.Form):
         return changed
 
 
-class TournamentForm(RulesForm):
-    """A new tournament: the preset's values filled in, changed where the event differs."""
+class StageOptions(forms.Form):
+    """The options a stage's format takes (pools, how many go through, a grand-final
+    reset), checked against the chosen format; ``format_field`` names the format's field."""
+
+    format_field = "format"
+
+    pools = whole_number(
+        _("Pools"),
+        POOLS_RANGE,
+        required=False,
+        help_text=_("Pools only: how many groups the field is split into."),
+    )
+    advance = whole_number(
+        _("Go through from each table or pool"),
+        STAGE_SETTING_RANGES["advance"],
+        required=False,
+        help_text=_(
+            "A bracket: how many go through from each table (it must divide the table "
+            "size). Pools: how many of each pool go through when the stage finishes."
+        ),
+    )
+    grand_final_reset = forms.BooleanField(
+        label=_("Grand final reset"),
+        required=False,
+        initial=True,
+        help_text=_(
+            "Double elimination: if the finalist from the losers' bracket wins the final, "
+            "a second final decides."
+        ),
+    )
+
+    third_place = forms.BooleanField(
+        label=_("Third-place match"),
+        required=False,
+        help_text=_(
+            "Single elimination: those the semi-finals put out play a table for third "
+            "place in the final's round."
+        ),
+    )
+
+    def clean(self):
+        data = super().clean()
+        kind = data.get(self.format_field)
+        if data.get("third_place") and kind != "single_elimination":
+            self.add_error(
+                "third_place", _("Only a single-elimination bracket plays a third-place match.")
+            )
+        if kind == "pools" and not data.get("pools") and "pools" not in self.errors:
+            self.add_error("pools", _("Say how many pools."))
+        elif kind != "pools" and data.get("pools"):
+            self.add_error("pools", _("Only a pools stage is split into pools."))
+        if data.get("advance") and kind not in ("pools", "single_elimination"):
+            self.add_error(
+                "advance", _("Only a single-elimination bracket or pools send some through.")
+            )
+        return data
+
+    def settings(self) -> dict:
+        """The stage's settings, as the pairing engines read them."""
+        data = self.cleaned_data
+        settings = {}
+        for name in ("rounds", "pools", "advance"):
+            if data.get(name):
+                settings[name] = data[name]
+        if data[self.format_field] == "double_elimination":
+            settings["grand_final_reset"] = bool(data.get("grand_final_reset"))
+        if data.get("third_place"):
+            settings["third_place"] = True
+        return settings
+
+
+class TournamentForm(RulesForm, StageOptions):
+    """A new tournament: the preset's values filled in, changed where the event differs,
+    and its first stage with the options of its format."""
+
+    format_field = "stage_format"
 
     name = forms.CharField(label=_("Name"), max_length=MAX_NAME)
     public = forms.BooleanField(
@@ -235,7 +309,7 @@ class SettingsForm(RulesForm):
         return table
 
 
-class StageForm(forms.Form):
+class StageForm(StageOptions):
     """A stage added to the tournament, with the options its format takes."""
 
     name = forms.CharField(label=_("Stage name"), max_length=120)
@@ -246,55 +320,15 @@ class StageForm(forms.Form):
         required=False,
         help_text=_("Blank: the format's own (a round robin: until everyone has met everyone)."),
     )
-    pools = whole_number(
-        _("Pools"),
-        POOLS_RANGE,
-        required=False,
-        help_text=_("Pools only: how many groups the field is split into."),
-    )
-    advance = whole_number(
-        _("Go through from each table or pool"),
-        STAGE_SETTING_RANGES["advance"],
-        required=False,
-        help_text=_(
-            "A bracket: how many go through from each table (it must divide the table "
-            "size). Pools: how many of each pool go through when the stage finishes."
-        ),
-    )
-    grand_final_reset = forms.BooleanField(
-        label=_("Grand final reset"),
-        required=False,
-        initial=True,
-        help_text=_(
-            "Double elimination: if the finalist from the losers' bracket wins the final, "
-            "a second final decides."
-        ),
-    )
-
-    def clean(self):
-        data = super().clean()
-        kind = data.get("format")
-        if kind == "pools" and not data.get("pools") and "pools" not in self.errors:
-            self.add_error("pools", _("Say how many pools."))
-        elif kind != "pools" and data.get("pools"):
-            self.add_error("pools", _("Only a pools stage is split into pools."))
-        if data.get("advance") and kind not in ("pools", "single_elimination"):
-            self.add_error(
-                "advance", _("Only a single-elimination bracket or pools send some through.")
-            )
-        return data
-
-    def settings(self) -> dict:
-        """The stage's settings, as the pairing engines read them."""
-        data = self.cleaned_data
-        kind = data["format"]
-        settings = {}
-        for name in ("rounds", "pools", "advance"):
-            if data.get(name):
-                settings[name] = data[name]
-        if kind == "double_elimination":
-            settings["grand_final_reset"] = bool(data.get("grand_final_reset"))
-        return settings
+    field_order = [
+        "name",
+        "format",
+        "rounds",
+        "pools",
+        "advance",
+        "third_place",
+        "grand_final_reset",
+    ]
 
 
 class FinishForm(forms.Form):

@@ -64,7 +64,6 @@ def new_tournament(request):
     form = TournamentForm(request.POST or None, preset=preset)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        settings = {"rounds": data["rounds"]} if data["rounds"] else {}
         try:
             with transaction.atomic():
                 tournament = services.create_tournament(
@@ -81,7 +80,7 @@ def new_tournament(request):
                     by=request.user,
                     name=data["stage_name"],
                     format=data["stage_format"],
-                    settings=settings,
+                    settings=form.settings(),
                 )
         except (services.TournamentError, ScoringError) as error:
             form.add_error(None, told(error.message))
@@ -225,6 +224,8 @@ def stage_options(stage: Stage) -> list[str]:
             said.append(
                 gettext("top {count} of each table go through").format(count=settings["advance"])
             )
+    if settings.get("third_place"):
+        said.append(gettext("third-place match"))
     if stage.format == "double_elimination":
         said.append(
             gettext("grand final reset")
@@ -360,14 +361,21 @@ def _do_generate(request, tournament):
     round_ = services.generate_round(stage, by=request.user)
     flags = len(round_.flags or [])
     tables = round_.matches.count()
+    said = [
+        ngettext(
+            "Round {number} generated as a draft with {tables} table.",
+            "Round {number} generated as a draft with {tables} tables.",
+            tables,
+        ).format(number=round_.number, tables=tables)
+    ]
     if flags:
-        return gettext(
-            "Round {number} generated as a draft with {tables} tables and {flags} note(s) "
-            "from the pairing. Review it, then publish."
-        ).format(number=round_.number, tables=tables, flags=flags)
-    return gettext(
-        "Round {number} generated as a draft with {tables} tables. Review it, then publish."
-    ).format(number=round_.number, tables=tables)
+        said.append(
+            ngettext(
+                "The pairing left {flags} note.", "The pairing left {flags} notes.", flags
+            ).format(flags=flags)
+        )
+    said.append(gettext("Review it, then publish."))
+    return " ".join(said)
 
 
 def _do_publish(request, tournament):
@@ -677,21 +685,29 @@ def finish_stage(request, slug: str, order: int):
         per_pool = values.get(
             "per_pool", form["per_pool"].initial if "per_pool" in form.fields else None
         )
-        try:
-            if request.method == "POST":
+        if request.method == "POST":
+            try:
                 following = services.finish_stage(
-                    stage, by=request.user, top=top, per_pool=per_pool or None
+                    stage,
+                    by=request.user,
+                    top=top,
+                    per_pool=per_pool or None,
+                    expected=_listed(request.POST.get("listed")),
                 )
+            except services.TournamentError as error:
+                refused = told(error.message)  # and the list is shown again, as it is now
+            else:
                 messages.success(request, _finished_message(stage, following))
                 return redirect(
                     reverse("manage-tournament", args=[tournament.slug])
                     + (f"?stage={following.order}" if following else "")
                 )
+        try:
             chosen = services.finish_preview(
                 stage, by=request.user, top=top, per_pool=per_pool or None
             )
         except services.TournamentError as error:
-            refused = told(error.message)
+            refused = refused or told(error.message)
     by_id = Entrant.objects.in_bulk(chosen)
     pool_of = dict(
         MatchSeat.objects.filter(round__stage=stage, entrant_id__in=chosen)
@@ -709,11 +725,21 @@ def finish_stage(request, slug: str, order: int):
             "stage": stage,
             "form": form,
             "through": through,
+            "listed": ",".join(str(pk) for pk in chosen),
             "following": following,
             "refused": refused,
         },
         status=400 if (form.errors or refused) else 200,
     )
+
+
+def _listed(value: str | None) -> list[int]:
+    """The entrant ids the confirmation page listed ("3,1,7"); anything unreadable is a
+    list nobody was shown, so the confirmation is refused and the list shown again."""
+    try:
+        return [int(part) for part in (value or "").split(",") if part.strip()]
+    except ValueError:
+        return [-1]
 
 
 def _finished_message(stage: Stage, following: Stage | None) -> str:

@@ -316,8 +316,11 @@ def bracket(
     """The whole bracket as sections (winners', losers', final) of columns, played or not;
     a draft round's tables stay empty slots unless ``include_drafts``."""
     from tournaments.pairing import PairingError, get_engine
+    from tournaments.services.rounds import _stage_entrants
 
-    count = stage.entrants.count() or tournament.entrants.count()
+    # The field pairing seats: with check-in required, those checked in (or already
+    # seated), not everyone registered.
+    count = len(_stage_entrants(stage))
     try:
         slots = get_engine(stage.format).bracket(
             count, table_size=tournament.sides_per_table, settings=stage.settings

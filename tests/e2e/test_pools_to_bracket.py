@@ -97,7 +97,7 @@ def test_pools_into_a_bracket_on_a_phone(live_server, browser, shot):
     assert final.entrants.count() == 4
 
     page.get_by_role("button", name="Generate the next round").click()
-    said(page, "Round 1 generated as a draft with 1 tables")
+    said(page, "Round 1 generated as a draft with 1 table.")
     page.get_by_role("button", name="Publish round 1").click()
     said(page, "Round 1 is published")
     seated = page.locator(".table-card .seats li").all_inner_texts()

@@ -389,3 +389,23 @@ def test_a_walkover_shows_on_the_public_page_and_in_the_api(client, organizer):
     rows = b"".join(export.streaming_content).decode().splitlines()
     walkovers = [row for row in rows if ",walkover," in row]
     assert len(walkovers) == 2 and walkovers[1].endswith(",yes,withdrawn")
+
+
+def test_the_drawn_bracket_is_sized_by_the_checked_in_field_not_everyone_registered(organizer):
+    from tournaments import selectors
+
+    tournament = event(organizer, 8, table_size=2)
+    stage = add_stage(tournament, by=organizer, name="Llave", format="single_elimination")
+    stage = set_check_in(stage, by=organizer, required=True)
+    check_in_all_but(tournament, organizer, *NAMES[4:8])  # four of eight arrive
+
+    def slots(include_drafts=True):
+        drawn = selectors.bracket(stage, tournament, include_drafts=include_drafts)
+        return [slot.key for _, columns in drawn for column in columns for slot in column.slots]
+
+    assert len(slots()) == 3  # two semi-finals and a final for four, before any round
+    first = generate_round(stage, by=organizer)
+    assert first.matches.count() == 2
+    drawn = selectors.bracket(stage, tournament, include_drafts=True)
+    seated_slots = [s.table for _, cols in drawn for col in cols for s in col.slots if s.table]
+    assert len(seated_slots) == 2 and len(slots()) == 3

@@ -134,7 +134,11 @@ def test_a_whole_round_from_the_manage_page(client, organizer):
     assert len(listed.context["through"]) == 16
     assert "16 go through to Final" in listed.content.decode()
     assert Stage.objects.get(pk=stage.pk).status != Stage.Status.FINISHED  # only listed
-    finished = client.post("/t/copa/manage/stages/1/finish/", {"top": "16"}, follow=True)
+    finished = client.post(
+        "/t/copa/manage/stages/1/finish/",
+        {"top": "16", "listed": listed.context["listed"]},
+        follow=True,
+    )
     assert "Final is seeded from its standings" in messages_of(finished)[-1]
     final = Stage.objects.get(tournament=tournament, name="Final")
     assert final.entrants.count() == 16

@@ -214,7 +214,11 @@ def test_pools_into_a_bracket_from_the_pages(client, organizer):
     assert "4 go through to Final" in page
     assert page.index(names[0]) < page.index(names[3])
     assert Stage.objects.get(pk=pools.pk).status == Stage.Status.RUNNING  # nothing changed
-    done = client.post("/t/copa/manage/stages/1/finish/", {"per_pool": "2"}, follow=True)
+    done = client.post(
+        "/t/copa/manage/stages/1/finish/",
+        {"per_pool": "2", "listed": listed.context["listed"]},
+        follow=True,
+    )
     assert "Grupos finished; Final is seeded from its standings." in messages_of(done)
     final = Stage.objects.get(tournament=tournament, order=2)
     assert sorted(final.entrants.values_list("name", flat=True)) == sorted(names)
@@ -258,8 +262,58 @@ def test_finishing_the_last_stage_lists_the_final_standings_then_finishes(client
     assert 'name="top"' not in page  # nobody goes anywhere: no count to give
     assert len(listed.context["through"]) == 8
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.RUNNING
-    client.post("/t/copa/manage/stages/1/finish/")
+    client.post("/t/copa/manage/stages/1/finish/", {"listed": listed.context["listed"]})
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
+
+
+def test_a_ranking_that_changed_since_the_list_was_shown_is_refused_and_listed_again(
+    client, organizer
+):
+    tournament = eight(organizer)
+    services.add_stage(tournament, by=organizer, name="Liga", format="round_robin")
+    services.add_stage(tournament, by=organizer, name="Final", format="single_elimination")
+    liga = Stage.objects.get(tournament=tournament, order=1)
+    round_ = services.generate_round(liga, by=organizer)
+    services.publish_round(round_, by=organizer)
+    play_round(round_, organizer)
+    client.force_login(organizer)
+    listed = client.get("/t/copa/manage/stages/1/finish/", {"top": "4"})
+    shown = [int(pk) for pk in listed.context["listed"].split(",")]
+    assert len(shown) == 4
+    # Between the listing and the confirmation the order changed: the organizer confirms
+    # the list they saw, not the one there is now (here: the list they saw, reversed).
+    stale = ",".join(str(pk) for pk in reversed(shown))
+    refused = client.post("/t/copa/manage/stages/1/finish/", {"top": "4", "listed": stale})
+    assert refused.status_code == 400
+    assert "changed since the list was shown" in refused.context["refused"]
+    assert refused.context["listed"] == listed.context["listed"]  # listed again, as it is
+    assert Stage.objects.get(pk=liga.pk).status == Stage.Status.RUNNING
+    assert not Stage.objects.get(tournament=tournament, order=2).entrants.exists()
+    for bad in ("", "x,y", "1,2,3"):
+        answer = client.post("/t/copa/manage/stages/1/finish/", {"top": "4", "listed": bad})
+        assert answer.status_code == 400
+    done = client.post(
+        "/t/copa/manage/stages/1/finish/",
+        {"top": "4", "listed": refused.context["listed"]},
+        follow=True,
+    )
+    assert "Liga finished; Final is seeded from its standings." in messages_of(done)
+    final = Stage.objects.get(tournament=tournament, order=2)
+    assert final.settings["seeding"] == shown
+
+
+def test_the_finish_service_refuses_a_list_that_is_not_who_goes_through(organizer):
+    tournament = eight(organizer)
+    liga = services.add_stage(tournament, by=organizer, name="Liga", format="round_robin")
+    services.add_stage(tournament, by=organizer, name="Final", format="single_elimination")
+    round_ = services.generate_round(liga, by=organizer)
+    services.publish_round(round_, by=organizer)
+    play_round(round_, organizer)
+    shown = services.finish_preview(liga, by=organizer, top=4)
+    with pytest.raises(services.TournamentError, match="changed since the list was shown"):
+        services.finish_stage(liga, by=organizer, top=4, expected=shown[1:] + shown[:1])
+    assert Stage.objects.get(pk=liga.pk).status == Stage.Status.RUNNING
+    assert services.finish_stage(liga, by=organizer, top=4, expected=shown).name == "Final"
 
 
 def test_someone_else_cannot_see_or_finish(client, organizer):
@@ -384,6 +438,36 @@ def test_tournament_names_are_as_long_as_entrant_names_at_most(client, organizer
     assert "at most 120 characters" in errors["name"][0]
     assert errors["target"] == ["Enter a whole number."]
     assert 'inputmode="numeric"' in response.content.decode()
+
+
+def test_a_new_tournament_can_start_with_pools_and_their_options(client, organizer):
+    client.force_login(organizer)
+    data = {
+        "preset": "cutthroat",
+        "name": "Copa de Grupos",
+        "table_size": "4",
+        "target": "250",
+        "rounding": "nearest_5",
+        "block_tie": "no_award",
+        "penalty_points": "10",
+        "stage_name": "Grupos",
+        "stage_format": "pools",
+        "tiebreak_1": "match_points",
+    }
+    page = client.get("/organize/new/?preset=cutthroat").content.decode()
+    assert 'name="pools"' in page and 'name="advance"' in page
+    missing = client.post("/organize/new/", data)
+    assert missing.status_code == 400
+    assert missing.context["form"].errors["pools"] == ["Say how many pools."]
+    assert not Tournament.objects.filter(name="Copa de Grupos").exists()
+    made = client.post("/organize/new/", data | {"pools": "4", "advance": "2"})
+    assert made.status_code == 302
+    stage = Stage.objects.get(tournament__name="Copa de Grupos")
+    assert (stage.format, stage.settings) == ("pools", {"pools": 4, "advance": 2})
+    wrong = client.post(
+        "/organize/new/", data | {"name": "Otra", "stage_format": "round_robin", "pools": "2"}
+    )
+    assert wrong.context["form"].errors["pools"] == ["Only a pools stage is split into pools."]
 
 
 def test_the_new_tournament_form_in_spanish(client, organizer):

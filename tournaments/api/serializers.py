@@ -137,7 +137,10 @@ class StageSerializer(serializers.ModelSerializer):
     settings = serializers.DictField(
         required=False,
         default=dict,
-        help_text='The format\'s options, e.g. {"rounds": 5} or {"pools": 4}.',
+        help_text=(
+            'The format\'s options, e.g. {"rounds": 5}, {"pools": 4, "advance": 2}, '
+            '{"third_place": true} (single elimination) or {"grand_final_reset": false}.'
+        ),
     )
 
     class Meta:

@@ -33,7 +33,8 @@ class Slot:
     A first-round slot seats ``seeds``; a later one seats, from each ``(slot, place)`` of
     ``sources``, the entrant who finished in that place there (0 the winner, 1 the next).
     A slot marked ``reset`` (a grand final's second game) is played only if the entrant
-    from the losers' bracket won the first.
+    from the losers' bracket won the first. A ``third_place`` slot seats those the
+    semi-finals put out, in the final's round; it decides places, not the champion.
     """
 
     key: str
@@ -41,6 +42,7 @@ class Slot:
     seeds: tuple[int, ...] = ()
     sources: tuple[tuple[str, int], ...] = ()
     reset: bool = False
+    third_place: bool = False
 
 
 def standard_order(size: int) -> list[int]:
@@ -52,8 +54,12 @@ def standard_order(size: int) -> list[int]:
     return order
 
 
-def build_bracket(count: int, *, table_size: int = 2, advance: int = 1) -> list[Slot]:
-    """Every slot of a bracket for ``count`` seeds."""
+def build_bracket(
+    count: int, *, table_size: int = 2, advance: int = 1, third_place: bool = False
+) -> list[Slot]:
+    """Every slot of a bracket for ``count`` seeds; with ``third_place``, the entrants the
+    semi-finals put out (the next ``advance`` of each) play a third-place table in the
+    final's round (a bracket of a single table has no semi-finals, so none)."""
     if count < 2:
         raise PairingError(say("A bracket needs at least two entrants."))
     if count <= advance:
@@ -89,7 +95,7 @@ def build_bracket(count: int, *, table_size: int = 2, advance: int = 1) -> list[
         Slot(key=f"R1-{i + 1}", round=1, seeds=tuple(s for s in table if s <= seats))
         for i, table in enumerate(tables)
     ]
-    previous = slots
+    previous = list(slots)  # a copy: slots grows below
     for number in range(2, rounds + 1):
         current = [
             Slot(
@@ -104,7 +110,20 @@ def build_bracket(count: int, *, table_size: int = 2, advance: int = 1) -> list[
             for i in range(len(previous) // group)
         ]
         slots.extend(current)
-        previous = current
+        semi_finals, previous = previous, current
+    if third_place and rounds > 1:
+        slots.append(
+            Slot(
+                key=f"R{rounds}-3P",
+                round=rounds,
+                sources=tuple(
+                    (slot.key, place)
+                    for slot in semi_finals
+                    for place in range(advance, 2 * advance)
+                ),
+                third_place=True,
+            )
+        )
     return slots
 
 
@@ -151,7 +170,7 @@ def settle(
 
 def champion(bracket: Sequence[Slot], settled: Mapping[str, Sequence[int]]) -> int | None:
     """The bracket's winner once its last slot is settled."""
-    final = max(bracket, key=lambda slot: slot.round)
+    final = max((slot for slot in bracket if not slot.third_place), key=lambda slot: slot.round)
     ranking = settled.get(final.key)
     return ranking[0] if ranking else None
 
@@ -294,6 +313,8 @@ class SingleElimination(EngineBase):
 
     def validate_settings(self, settings: Mapping[str, Any], *, table_size: int) -> None:
         check_positive_int(settings, "advance")
+        if not isinstance(settings.get("third_place", False), bool):
+            raise PairingError(say("A third-place match is yes or no."))
         advance = settings.get("advance", 1)
         if not 1 <= advance < table_size or table_size % advance:
             raise PairingError(
@@ -305,12 +326,16 @@ class SingleElimination(EngineBase):
             )
 
     def total_rounds(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> int:
-        bracket = build_bracket(count, table_size=table_size, advance=settings.get("advance", 1))
-        return bracket[-1].round
+        return self.bracket(count, table_size=table_size, settings=settings)[-1].round
 
     def bracket(self, count: int, *, table_size: int, settings: Mapping[str, Any]) -> list[Slot]:
         """Every slot of the bracket, played or not (for drawing it)."""
-        return build_bracket(count, table_size=table_size, advance=settings.get("advance", 1))
+        return build_bracket(
+            count,
+            table_size=table_size,
+            advance=settings.get("advance", 1),
+            third_place=settings.get("third_place", False) is True,
+        )
 
     def pair(
         self,
@@ -326,7 +351,7 @@ class SingleElimination(EngineBase):
         """The tables of bracket round ``round_number`` that can be played now."""
         field = ordered(entrants)
         advance = settings.get("advance", 1)
-        bracket = build_bracket(len(field), table_size=table_size, advance=advance)
+        bracket = self.bracket(len(field), table_size=table_size, settings=settings)
         ready, settled = settle(bracket, [e.id for e in field], results or {}, advance=advance)
         withdrawn = {e.id for e in field if e.withdrawn}
         tables, flags = [], []

@@ -4,7 +4,7 @@ live parts it makes stale."""
 from django.db import transaction
 
 from domain.errors import Conflict, UserError
-from domain.say import say
+from domain.say import say_n
 from tournaments.entries import LineProblem
 from tournaments.models import (
     Tournament,
@@ -24,7 +24,12 @@ class BulkRegistrationError(TournamentError):
 
     def __init__(self, problems: list[LineProblem]):
         super().__init__(
-            say("{count} line(s) need fixing; nothing was registered.", count=len(problems)),
+            say_n(
+                "{count} line needs fixing; nothing was registered.",
+                "{count} lines need fixing; nothing was registered.",
+                len(problems),
+                count=len(problems),
+            ),
             "entrants",
         )
         self.problems = problems

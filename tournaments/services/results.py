@@ -46,14 +46,25 @@ def _check_finishable(stage: Stage, state: tuple[int, int, int]) -> None:
         )
 
 
+class RankingChanged(TournamentConflict):
+    """The entrants the organizer confirmed are no longer those who would go through."""
+
+
 def finish_stage(
-    stage: Stage, *, by, top: int | None = None, per_pool: int | None = None
+    stage: Stage,
+    *,
+    by,
+    top: int | None = None,
+    per_pool: int | None = None,
+    expected: list[int] | None = None,
 ) -> Stage | None:
     """Close a stage and seed the next one from its standings (top N, or top k per pool).
 
     The ranking is computed with no transaction open (it reads every game of the stage);
     the write then re-checks, under the tournament's, the stage's and its games' locks,
-    that nothing changed meanwhile, and starts over if a result did.
+    that nothing changed meanwhile, and starts over if a result did. ``expected`` is the
+    list the organizer was shown (entrant ids, in order): if who goes through is not that
+    list any more, nothing is written and ``RankingChanged`` says so.
     """
     from tournaments.standings_store import stage_ranking
 
@@ -63,6 +74,15 @@ def finish_stage(
         seen = _stage_games_state(stage)
         _check_finishable(stage, seen)
         ranking = stage_ranking(stage, per_pool=per_pool)
+        chosen = ranking[:top] if top else ranking
+        if expected is not None and list(expected) != list(chosen):
+            raise RankingChanged(
+                say(
+                    "Who goes through changed since the list was shown (a result was entered "
+                    "or corrected): check the new list below and confirm again."
+                ),
+                "stage",
+            )
         with transaction.atomic():
             tournament = _lock_tournament(stage.tournament)
             stage = Stage.objects.select_for_update().get(pk=stage.pk)
@@ -77,7 +97,7 @@ def finish_stage(
             now = _stage_games_state(stage)
             _check_finishable(stage, now)
             if now == seen:
-                return _close_stage(tournament, stage, ranking[:top] if top else ranking)
+                return _close_stage(tournament, stage, chosen)
     raise TournamentConflict(
         say("Results of this stage keep changing; finish it once the tables are settled."),
         "stage",

@@ -6,7 +6,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from accounts.permissions import require
-from domain.say import say
+from domain.say import say, say_n
 from tournaments.models import (
     Entrant,
     Match,
@@ -251,7 +251,13 @@ def _generate(stage: Stage, *, by, seed: int | None) -> Round:
         )
         if number > total:
             raise TournamentConflict(
-                say("This stage has {total} round(s); all are paired.", total=total), "round"
+                say_n(
+                    "This stage has {total} round; it is paired.",
+                    "This stage has {total} rounds; all are paired.",
+                    total,
+                    total=total,
+                ),
+                "round",
             )
         request = adapter.request_for(stage, entrants, number, seed)
         try:
