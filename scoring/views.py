@@ -201,6 +201,11 @@ def _panel_context(
         events=events,
         ruleset=ruleset,
         in_play_buttons=in_play_buttons(ruleset),
+        # Whom a steal takes from when the referee names nobody (engine.steal_victim).
+        previous_seat={
+            seat.name: sheet.seats[index - 1].display_name
+            for index, seat in enumerate(sheet.seats)
+        },
         most_play_points=MAX_PLAY_POINTS.get(ruleset.boxes, MOST_PLAY_POINTS),
         event_key=_fresh_key(),
         notice=notice,
@@ -436,7 +441,7 @@ def add_event(request, pk: int):
                 return _answer(
                     request, game, notice=gettext("Already counted; nothing was added twice.")
                 )
-            services.add_score_event(
+            events = services.add_score_event(
                 game,
                 by=request.user,
                 hand=data["hand"],
@@ -454,12 +459,27 @@ def add_event(request, pk: int):
     if data["kind"] == ScoreEvent.Kind.PENALTY:
         notice = gettext("Penalty for {name}.").format(name=who)
     elif data["kind"] == ScoreEvent.Kind.STEAL:
-        notice = gettext("Steal by {name}.").format(name=who)
+        notice = _steal_notice(events, labels)
     else:
         notice = f"{who} +{data['points']}."
     if not request.htmx:
         return _redirect_with(request, game, notice)
     return _answer(request, game, notice=notice)
+
+
+def _steal_notice(events: list[ScoreEvent], labels: dict[str, str]) -> str:
+    """What a steal did: the stacker's gain and, by name, the seat that lost the points."""
+    gain = events[0]
+    name = labels.get(gain.seat.name, gain.seat.name)
+    if len(events) < 2:
+        return gettext("Steal by {name}: +{points}.").format(name=name, points=gain.points)
+    lost = events[1]
+    return gettext("Steal by {name}: +{points}, taken from {victim} ({lost}).").format(
+        name=name,
+        points=gain.points,
+        victim=labels.get(lost.seat.name, lost.seat.name),
+        lost=lost.points,
+    )
 
 
 @login_required

@@ -120,6 +120,8 @@
     window.scrollTo(x, y);  // never let a longer or shorter panel move the page
     if (window.htmx) window.htmx.process(fresh);
     setUpEnds();
+    // The play clock (officiating.js) follows the hand and its leader.
+    root.dispatchEvent(new CustomEvent("capicu:panel", { bubbles: true, detail: { panel: fresh } }));
     return fresh;
   }
 
@@ -264,10 +266,16 @@
     if (form.hasAttribute("data-ends-record") && submitter) {
       label = submitter.dataset.name + " +" + data.get("points");
     }
+    label = fill(label, { victim: chosen(form, "from_seat", "victim") });
+    // An officiating button acts on the seat chosen beside it: the label names it.
+    var seat = chosen(form, "seat");
+    if (seat) label += ": " + seat;
+    // A button may send its form elsewhere (forced pass, penalty beside the clock).
+    var url = submitter && submitter.hasAttribute("formaction") ? submitter.formAction : form.action;
     var fields = [];
     data.forEach(function (value, name) { fields.push([name, String(value)]); });
     var list = load();
-    list.push({ id: id, url: form.action, fields: fields, label: label, kind: kind, hand: hand });
+    list.push({ id: id, url: url, fields: fields, label: label, kind: kind, hand: hand });
     store(list);
     showOutbox();
     if (!sending) {
@@ -275,6 +283,14 @@
       retryIn = 0;
     }
     flush();
+  }
+
+  // The text (or a data attribute) of the option chosen in a form's <select name=…>.
+  function chosen(form, name, attribute) {
+    var select = form.querySelector('select[name="' + name + '"]');
+    if (!select || select.selectedIndex < 0) return "";
+    var option = select.options[select.selectedIndex];
+    return attribute ? option.dataset[attribute] || "" : option.text;
   }
 
   // How the hand ended, and every player's pips but the one who dominoed (as the form).
@@ -298,7 +314,21 @@
     }
     enqueue(form, event.submitter);
     if (form.hasAttribute("data-ends-record")) clearEnds();
+    // A penalty's reason and a re-deal's are for that act alone.
+    form.querySelectorAll('input[name="reason"]').forEach(function (el) {
+      el.value = "";
+    });
   });
+
+  // An act answered by another part of the page (a forfeit, a dispute) may change the
+  // game: the panel is read again and replaced in place, like after any action.
+  function reread() {
+    fetch(window.location.pathname, { credentials: "same-origin", headers: { "HX-Request": "true" } })
+      .then(function (response) { return response.ok ? response.text() : ""; })
+      .then(function (html) { if (html) swap(parse(html)); })
+      .catch(function () { /* offline: the next answer shows it */ });
+  }
+  document.body.addEventListener("capicu:officiated", reread);
 
   // --- the ends counter -----------------------------------------------------------------
   var ends = [];

@@ -71,7 +71,9 @@ def test_violations_from_the_page_escalate(client, table, referee):
     first = officiate(client, game, "clock_violation", seat="B")
     assert first.status_code == 200
     assert "Forced pass for" in first.content.decode()
-    assert first["HX-Trigger"] == "capicu:officiated"
+    # Answered like the panel's own actions: the panel, and the outcome for the outbox.
+    assert first["X-Capicu-Outcome"] == "saved"
+    assert 'id="panel"' in first.content.decode()
     second = officiate(client, game, "clock_violation", seat="B").content.decode()
     assert "Penalty for" in second and "-10" in second
     events = ScoreEvent.objects.filter(game=game, violation=True).order_by("pk")
@@ -117,7 +119,11 @@ def test_wrong_input_is_said_in_the_part_not_a_crash(client, table, referee):
     ]:
         answer = officiate(client, game, action, **data)
         assert answer.status_code == 200
-        assert "error-box" in answer.content.decode()
+        if action == "dispute":
+            assert "error-box" in answer.content.decode()
+        else:  # the phone's bar says it: the panel carries the message
+            assert answer["X-Capicu-Outcome"] == "refused"
+            assert 'data-error=""' not in answer.content.decode()
     assert officiate(client, game, "nonsense", seat="A").status_code == 404
 
 
@@ -293,11 +299,13 @@ def test_a_hand_is_voided_from_the_phone_with_a_reason(client, table, referee):
         game, by=referee, number=1, ended="block", pips={"A": 8, "B": 15, "C": 22, "D": 12}
     )
     client.force_login(referee)
-    assert "Void a hand" in client.get(f"/games/{game.pk}/score/").content.decode()
-    refused = officiate(client, game, "void", hand="1", reason="").content.decode()
-    assert "error-box" in refused
-    done = officiate(client, game, "void", hand="1", reason="misdeal").content.decode()
-    assert "Hand 1 is void" in done
+    page = client.get(f"/games/{game.pk}/score/").content.decode()
+    assert page.count("Why is this hand void?") == 1  # one void form, in the hands so far
+    url = f"/games/{game.pk}/score/hands/1/void/"
+    refused = client.post(url, {"reason": "", "key": "k1"}, **HTMX)
+    assert refused["X-Capicu-Outcome"] == "refused"
+    done = client.post(url, {"reason": "misdeal", "key": "k2"}, **HTMX)
+    assert "Hand 1 voided: misdeal" in done.content.decode()
     game.refresh_from_db()
     assert all(total == 0 for total in game.totals.values())
     act = OfficialAct.objects.get(game=game, kind="voided")
