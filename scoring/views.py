@@ -203,8 +203,7 @@ def _panel_context(
         in_play_buttons=in_play_buttons(ruleset),
         # Whom a steal takes from when the referee names nobody (engine.steal_victim).
         previous_seat={
-            seat.name: sheet.seats[index - 1].display_name
-            for index, seat in enumerate(sheet.seats)
+            seat.name: sheet.seats[index - 1].display_name for index, seat in enumerate(sheet.seats)
         },
         most_play_points=MAX_PLAY_POINTS.get(ruleset.boxes, MOST_PLAY_POINTS),
         event_key=_fresh_key(),
