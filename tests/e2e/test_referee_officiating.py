@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from scoring.models import ScoreEvent
-from tests.e2e.test_referee_phone import PASSWORD, a_game, bar, wait_until_kept_for_offline
 from tests.e2e.conftest import log_in
+from tests.e2e.test_referee_phone import PASSWORD, a_game, bar, wait_until_kept_for_offline
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -73,7 +73,7 @@ def test_officiating_taps_while_scrolled_move_nothing(live_server, page):
     page.locator("#referee-bar.saved", has_text="✓ Penalty for Beto: -10.").wait_for()
     unmoved()
     page.locator("#clock-seat").select_option("C")
-    page.get_by_role("button", name="Penalty −10").tap()
+    page.get_by_role("button", name="Penalty \u221210").tap()
     page.locator("#referee-bar.saved", has_text="✓ Penalty for Cira: -10.").wait_for()
     unmoved()
     page.locator("#leader-question").get_by_role("button", name="Dino").tap()
