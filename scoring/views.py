@@ -26,7 +26,7 @@ from django.views.decorators.http import require_POST
 from accounts.idempotency import claim
 from accounts.permissions import allowed
 from domain.i18n import told
-from scoring import charts, services, wording
+from scoring import charts, officiating, services, wording
 from scoring.bounds import MAX_PLAY_POINTS, MOST_PLAY_POINTS, PLAY_POINTS_STEP
 from scoring.forms import CorrectionForm, EventForm, HandForm, ReopenForm, in_names
 from scoring.models import Game, Hand, ScoreEvent
@@ -182,12 +182,10 @@ def _panel_context(
     sheet = context["sheet"]
     ruleset = sheet.ruleset
     number = game.hand_count + 1
+    expected = _expected_leader(game, ruleset, [seat.name for seat in sheet.seats])
     if form is None:
         form = HandForm(
-            seats=sheet.seats,
-            ruleset=ruleset,
-            leader=_expected_leader(game, ruleset, [seat.name for seat in sheet.seats]),
-            initial={"number": number},
+            seats=sheet.seats, ruleset=ruleset, leader=expected, initial={"number": number}
         )
     events = list(
         ScoreEvent.objects.filter(game=game, hand_number=number, active=True)
@@ -207,6 +205,12 @@ def _panel_context(
         },
         most_play_points=MAX_PLAY_POINTS.get(ruleset.boxes, MOST_PLAY_POINTS),
         event_key=_fresh_key(),
+        # The leader question replaces the hand's "Led by" where it is asked.
+        leader_asked=bool(
+            game.status != Game.Status.FINISHED
+            and not game.held
+            and officiating.leader_rule(ruleset, number, expected)
+        ),
         notice=notice,
         error=error,
         recent=[row for row in reversed(sheet.rows) if not row.in_progress],

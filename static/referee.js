@@ -314,6 +314,16 @@
     }
     enqueue(form, event.submitter);
     if (form.hasAttribute("data-ends-record")) clearEnds();
+    var handForm = document.getElementById("hand-form");
+    if (form.id === "leader-question" && event.submitter && handForm && handForm.elements.leader) {
+      // The answer is the hand's "Led by" too, at once (the answer may wait offline).
+      handForm.elements.leader.value = event.submitter.value;
+      form.querySelectorAll("button").forEach(function (b) {
+        var mine = b === event.submitter;
+        b.classList.toggle("chosen", mine);
+        b.setAttribute("aria-pressed", mine ? "true" : "false");
+      });
+    }
     // A penalty's reason and a re-deal's are for that act alone.
     form.querySelectorAll('input[name="reason"]').forEach(function (el) {
       el.value = "";

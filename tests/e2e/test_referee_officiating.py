@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from scoring.models import ScoreEvent
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import check_accessibility, log_in
 from tests.e2e.test_referee_phone import PASSWORD, a_game, bar, wait_until_kept_for_offline
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -80,6 +80,9 @@ def test_officiating_taps_while_scrolled_move_nothing(live_server, page):
     page.locator("#referee-bar.saved", has_text="✓ Dino leads hand 1.").wait_for()
     unmoved()
     assert page.locator("#leader-question button.chosen").inner_text() == "Dino"
+    # The answer is the hand's "Led by": no second control asks it.
+    assert page.locator("#hand-form [name=leader]").input_value() == "D"
+    assert page.locator("#hand-form select[name=leader]").count() == 0
     page.screenshot(path=str(SHOTS / "e2e-officiating-taps-390.png"))
     events = ScoreEvent.objects.filter(game=game, active=True).order_by("pk")
     assert [(e.seat.name, e.kind, e.points, e.violation) for e in events] == [
@@ -122,3 +125,31 @@ def test_a_steal_names_the_seat_that_lost_the_points(live_server, page):
     steal.get_by_role("button", name="Steal").click()
     page.locator("#referee-bar.saved", has_text="taken from Ana").wait_for()
     assert "Steal by Cira" in bar(page).inner_text()
+
+
+@pytest.mark.parametrize("locale", ["en", "es"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_officiating_page_fits_in_both_languages(live_server, browser, locale, width):
+    game, _ = a_game("dcs", names=("Karla Medina", "Beto", "Cira", "Dino"))
+    context = browser.new_context(
+        viewport={"width": width, "height": 844}, locale=locale, device_scale_factor=1
+    )
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
+        page.locator("#clock-seat").select_option("B")
+        page.locator("#clock-violation").click()
+        page.locator("#referee-bar.saved").wait_for()
+        if locale == "es":
+            assert "Pase forzado" in bar(page).inner_text()
+        page.locator("#leader-question button").nth(1).click()
+        page.locator("#referee-bar.saved", has_text="Beto").wait_for()
+        for part in ("#penalty-box summary", "#redeal summary", "#dispute summary"):
+            page.locator(part).click()
+        width_used = page.evaluate("document.documentElement.scrollWidth")
+        assert width_used <= width, f"the page scrolls sideways ({width_used} px)"
+        check_accessibility(page)
+        page.screenshot(path=str(SHOTS / f"officiating-{locale}-{width}.png"), full_page=True)
+    finally:
+        context.close()

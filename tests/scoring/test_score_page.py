@@ -126,6 +126,9 @@ def test_only_the_games_referees_void_its_hands(client, referee):
 
 
 def led_by(page: str) -> str:
+    hidden = re.search(r'<input type="hidden" name="leader"(?: value="(\w?)")?', page)
+    if hidden:  # the leader question asks it: its answer fills the hand's "Led by"
+        return hidden.group(1) or ""
     select = re.search(r'<select name="leader".*?</select>', page, re.S).group(0)
     found = re.search(r'<option value="(\w?)" selected>', select)
     return found.group(1) if found else ""
