@@ -346,3 +346,36 @@ def test_a_forfeit_ranks_the_same_from_the_seats_and_from_the_games(table, organ
         stage: explain(rows, settings_.order) for stage, rows in rank_stages(tournament)[0].items()
     }
     assert stored == reference
+
+
+def test_an_officiating_act_sent_again_with_its_key_is_done_once(client, table, referee, organizer):
+    """The phone's outbox sends an act again when its answer was lost: same key, one act."""
+    _, game = table
+    client.force_login(referee)
+    officiate(client, game, "redeal", reason="no doubles", key="redeal-1")
+    officiate(client, game, "redeal", reason="no doubles", key="redeal-1")
+    assert OfficialAct.objects.filter(game=game, kind="redeal").count() == 1
+    first = officiate(client, game, "clock_violation", seat="B", key="lost-answer")
+    again = officiate(client, game, "clock_violation", seat="B", key="lost-answer")
+    assert first["X-Capicu-Outcome"] == again["X-Capicu-Outcome"] == "saved"
+    assert "Already done; nothing was done twice." in again.content.decode()
+    assert ScoreEvent.objects.filter(game=game).count() == 1
+    # A refused act releases its key: sent again once it can be, it is done.
+    client.force_login(organizer)
+    refused = officiate(client, game, "deduct", seat="A", points="", reason="x", key="d-1")
+    assert refused["X-Capicu-Outcome"] == "refused"
+    done = officiate(client, game, "deduct", seat="A", points="5", reason="x", key="d-2")
+    assert "5 points deducted" in done.content.decode()
+
+
+def test_the_steal_confirmation_names_the_seat_that_lost_the_points(client, organizer, referee):
+    _, game = dcs_event(organizer, referee, ruleset_key="two_box_cutthroat")
+    client.force_login(referee)
+    answer = client.post(
+        f"/games/{game.pk}/score/event/",
+        {"seat": "C", "kind": "steal", "points": "10", "hand": "1", "from_seat": "A", "key": "s"},
+        **HTMX,
+    ).content.decode()
+    assert "taken from Jugador" in answer
+    page = client.get(f"/games/{game.pk}/score/").content.decode()
+    assert "the previous seat, " in page
