@@ -21,7 +21,11 @@ def referee():
 
 
 def a_game(referee, ruleset_key="cutthroat") -> Game:
-    players = [PlayerFactory(display_name=n) for n in ("Ana", "Beto", "Cira", "Dino")]
+    # One club per rule set: a test may seat the same four names in games of several.
+    players = [
+        PlayerFactory(display_name=n, club=f"Club {ruleset_key}")
+        for n in ("Ana", "Beto", "Cira", "Dino")
+    ]
     return start_game(ruleset_key=ruleset_key, seats=players, referees=[referee], label="Mesa")
 
 
