@@ -83,6 +83,7 @@
     var form = fresh.querySelector("#hand-form");
     if (!form || !kept.fields || !form.elements.number ||
         form.elements.number.value !== kept.number) return;
+    kept.restored = kept.fields.some(function (f) { return f.value !== "" && (f.checked || (f.type !== "radio" && f.type !== "checkbox")); });
     kept.fields.forEach(function (f) {
       var els = form.querySelectorAll('[name="' + f.name + '"]');
       els.forEach(function (el) {
@@ -119,6 +120,9 @@
     restore(fresh, kept);
     window.scrollTo(x, y);  // never let a longer or shorter panel move the page
     if (window.htmx) window.htmx.process(fresh);
+    var handForm = fresh.querySelector("#hand-form");
+    // A hand half filled in keeps its award preview (the leader answer may change it).
+    if (kept.restored && handForm) handForm.dispatchEvent(new Event("change", { bubbles: true }));
     setUpEnds();
     // The play clock (officiating.js) follows the hand and its leader.
     root.dispatchEvent(new CustomEvent("capicu:panel", { bubbles: true, detail: { panel: fresh } }));
@@ -318,6 +322,10 @@
     if (form.id === "leader-question" && event.submitter && handForm && handForm.elements.leader) {
       // The answer is the hand's "Led by" too, at once (the answer may wait offline).
       handForm.elements.leader.value = event.submitter.value;
+      // The award preview, once the hand's ending is chosen (it may depend on the leader).
+      if (handForm.querySelector('input[name="ending"]:checked')) {
+        handForm.dispatchEvent(new Event("change", { bubbles: true }));
+      }
       form.querySelectorAll("button").forEach(function (b) {
         var mine = b === event.submitter;
         b.classList.toggle("chosen", mine);
