@@ -322,10 +322,6 @@
     if (form.id === "leader-question" && event.submitter && handForm && handForm.elements.leader) {
       // The answer is the hand's "Led by" too, at once (the answer may wait offline).
       handForm.elements.leader.value = event.submitter.value;
-      // The award preview, once the hand's ending is chosen (it may depend on the leader).
-      if (handForm.querySelector('input[name="ending"]:checked')) {
-        handForm.dispatchEvent(new Event("change", { bubbles: true }));
-      }
       form.querySelectorAll("button").forEach(function (b) {
         var mine = b === event.submitter;
         b.classList.toggle("chosen", mine);

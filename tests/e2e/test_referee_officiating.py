@@ -76,6 +76,8 @@ def test_officiating_taps_while_scrolled_move_nothing(live_server, page):
     page.get_by_role("button", name="Penalty \u221210").tap()
     page.locator("#referee-bar.saved", has_text="✓ Penalty for Cira: -10.").wait_for()
     unmoved()
+    # A hand half filled in (its ending chosen) keeps it, and its award preview, too.
+    page.evaluate("document.querySelector('#hand-form input[name=ending]').checked = true")
     page.locator("#leader-question").get_by_role("button", name="Dino").tap()
     page.locator("#referee-bar.saved", has_text="✓ Dino leads hand 1.").wait_for()
     unmoved()
@@ -83,6 +85,9 @@ def test_officiating_taps_while_scrolled_move_nothing(live_server, page):
     # The answer is the hand's "Led by": no second control asks it.
     assert page.locator("#hand-form [name=leader]").input_value() == "D"
     assert page.locator("#hand-form select[name=leader]").count() == 0
+    assert page.locator("#hand-form input[name=ending]").first.is_checked()
+    page.locator("#preview", has_text="Fill in how the hand ended").wait_for()
+    unmoved()
     page.screenshot(path=str(SHOTS / "e2e-officiating-taps-390.png"))
     events = ScoreEvent.objects.filter(game=game, active=True).order_by("pk")
     assert [(e.seat.name, e.kind, e.points, e.violation) for e in events] == [
