@@ -1,16 +1,24 @@
 """The officiating parts of the scoring page: the play clock with its violation, forced
 pass and penalty buttons, the leader question, re-deals, disputes, forfeits and
-deductions. Each action answers htmx with its own part (``_clock.html`` or
-``_officiating.html``) and a plain form post with the scoring page."""
+deductions.
+
+The actions the phone's outbox sends (``OUTBOX_ACTIONS``: they score or change the hand
+in progress) carry an idempotency key and are answered like the scoring panel's own
+actions (``scoring.views._answer``): the panel, with what happened in its data and the
+outcome in a header, so that the page never moves. A dispute (with its photos) and a
+forfeit answer htmx with the officiating part. A plain form post gets the scoring page.
+"""
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
+from accounts.idempotency import claim
 from accounts.permissions import allowed
 from domain.errors import DomainError
 from domain.i18n import told
@@ -19,12 +27,14 @@ from scoring import officiating, services
 from scoring.bounds import digits
 from scoring.forms import in_names
 from scoring.models import DisputePhoto, ScoreEvent
-from scoring.views import _scorable
+from scoring.views import _answer, _scorable
 
 # The part each action belongs to, and whether only organizers take it.
 CLOCK_ACTIONS = {"clock_violation", "forced_pass", "penalty"}
-ACTIONS = CLOCK_ACTIONS | {"leader", "redeal", "dispute", "void", "forfeit", "deduct"}
+ACTIONS = CLOCK_ACTIONS | {"leader", "redeal", "dispute", "forfeit", "deduct"}
 MANAGER_ACTIONS = {"forfeit", "deduct"}
+# Sent through the phone's outbox, with a key, and answered with the scoring panel.
+OUTBOX_ACTIONS = CLOCK_ACTIONS | {"leader", "redeal", "deduct"}
 
 
 def _number(text, bounds=(1, 500)) -> int | None:
@@ -75,12 +85,6 @@ def _run(request, game, action: str) -> str:
             photos=request.FILES.getlist("photos"),
         )
         return gettext("Dispute opened: an organizer will settle it. Play goes on.")
-    if action == "void":
-        number = _number(post.get("hand", ""))
-        if number is None:
-            raise services.ScoringError(say("Say which hand to void."), "hand")
-        services.void_hand(game, number, by=request.user, reason=post.get("reason", ""))
-        return gettext("Hand {number} is void: its award no longer counts.").format(number=number)
     if action == "forfeit":
         officiating.forfeit_seat(game, seat, post.get("reason", ""), request.user)
         return gettext("{name} forfeits the game.").format(name=who)
@@ -103,8 +107,14 @@ def officiate(request, pk: int, action: str):
         raise PermissionDenied(gettext("Only the event's organizers may do that."))
     labels = {s.name: s.display_name for s in game.seats.all()}
     notice = error = ""
+    key = request.POST.get("key", "")
+    what = f"officiate {game.pk} {action} {sorted(request.POST.items())}"
     try:
-        notice = _run(request, game, action)
+        with transaction.atomic():
+            if action in OUTBOX_ACTIONS and not claim(request.user, key, what):
+                notice = gettext("Already done; nothing was done twice.")
+            else:
+                notice = _run(request, game, action)
     except DomainError as refused:
         error = in_names(told(refused.message), labels)
     except PermissionDenied:
@@ -114,14 +124,15 @@ def officiate(request, pk: int, action: str):
 
         (messages.success if notice else messages.error)(request, notice or error)
         return redirect(reverse("score-game", args=[game.pk]))
+    if action in OUTBOX_ACTIONS:
+        return _answer(request, game, notice=notice, error=error)
     game.refresh_from_db()
-    template = "scoring/_clock.html" if action in CLOCK_ACTIONS else "scoring/_officiating.html"
     response = render(
         request,
-        template,
+        "scoring/_officiating.html",
         {"game": game, "officiating_notice": notice, "officiating_error": error},
     )
-    # The scoring panel listens for this to show the new totals and events.
+    # The phone's script shows the scoring panel afresh (a forfeit ends the game).
     response["HX-Trigger"] = "capicu:officiated"
     return response
 

@@ -26,7 +26,7 @@ from django.views.decorators.http import require_POST
 from accounts.idempotency import claim
 from accounts.permissions import allowed
 from domain.i18n import told
-from scoring import charts, services, wording
+from scoring import charts, officiating, services, wording
 from scoring.bounds import MAX_PLAY_POINTS, MOST_PLAY_POINTS, PLAY_POINTS_STEP
 from scoring.forms import CorrectionForm, EventForm, HandForm, ReopenForm, in_names
 from scoring.models import Game, Hand, ScoreEvent
@@ -182,12 +182,10 @@ def _panel_context(
     sheet = context["sheet"]
     ruleset = sheet.ruleset
     number = game.hand_count + 1
+    expected = _expected_leader(game, ruleset, [seat.name for seat in sheet.seats])
     if form is None:
         form = HandForm(
-            seats=sheet.seats,
-            ruleset=ruleset,
-            leader=_expected_leader(game, ruleset, [seat.name for seat in sheet.seats]),
-            initial={"number": number},
+            seats=sheet.seats, ruleset=ruleset, leader=expected, initial={"number": number}
         )
     events = list(
         ScoreEvent.objects.filter(game=game, hand_number=number, active=True)
@@ -201,8 +199,18 @@ def _panel_context(
         events=events,
         ruleset=ruleset,
         in_play_buttons=in_play_buttons(ruleset),
+        # Whom a steal takes from when the referee names nobody (engine.steal_victim).
+        previous_seat={
+            seat.name: sheet.seats[index - 1].display_name for index, seat in enumerate(sheet.seats)
+        },
         most_play_points=MAX_PLAY_POINTS.get(ruleset.boxes, MOST_PLAY_POINTS),
         event_key=_fresh_key(),
+        # The leader question replaces the hand's "Led by" where it is asked.
+        leader_asked=bool(
+            game.status != Game.Status.FINISHED
+            and not game.held
+            and officiating.leader_rule(ruleset, number, expected)
+        ),
         notice=notice,
         error=error,
         recent=[row for row in reversed(sheet.rows) if not row.in_progress],
@@ -436,7 +444,7 @@ def add_event(request, pk: int):
                 return _answer(
                     request, game, notice=gettext("Already counted; nothing was added twice.")
                 )
-            services.add_score_event(
+            events = services.add_score_event(
                 game,
                 by=request.user,
                 hand=data["hand"],
@@ -454,12 +462,27 @@ def add_event(request, pk: int):
     if data["kind"] == ScoreEvent.Kind.PENALTY:
         notice = gettext("Penalty for {name}.").format(name=who)
     elif data["kind"] == ScoreEvent.Kind.STEAL:
-        notice = gettext("Steal by {name}.").format(name=who)
+        notice = _steal_notice(events, labels)
     else:
         notice = f"{who} +{data['points']}."
     if not request.htmx:
         return _redirect_with(request, game, notice)
     return _answer(request, game, notice=notice)
+
+
+def _steal_notice(events: list[ScoreEvent], labels: dict[str, str]) -> str:
+    """What a steal did: the stacker's gain and, by name, the seat that lost the points."""
+    gain = events[0]
+    name = labels.get(gain.seat.name, gain.seat.name)
+    if len(events) < 2:
+        return gettext("Steal by {name}: +{points}.").format(name=name, points=gain.points)
+    lost = events[1]
+    return gettext("Steal by {name}: +{points}, taken from {victim} ({lost}).").format(
+        name=name,
+        points=gain.points,
+        victim=labels.get(lost.seat.name, lost.seat.name),
+        lost=lost.points,
+    )
 
 
 @login_required

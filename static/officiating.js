@@ -13,12 +13,10 @@
     var box = clockBox();
     if (!box) return;
     var out = document.getElementById("clock-left");
-    var warning = document.getElementById("clock-warning");
     var violation = document.getElementById("clock-violation");
     if (out) out.textContent = String(left);
     box.classList.toggle("clock-warn", left > 0 && left <= 5);
     box.classList.toggle("clock-zero", left === 0);
-    if (warning) warning.hidden = left !== 0;
     if (violation) violation.classList.toggle("attention", left === 0);
   }
 
@@ -29,7 +27,7 @@
       clearInterval(timer);
       timer = null;
       var violation = document.getElementById("clock-violation");
-      if (violation) violation.focus();
+      if (violation) violation.focus({ preventScroll: true });
     }
   }
 
@@ -54,40 +52,32 @@
     tick();
   });
 
-  // After a violation, forced pass or penalty the clock part is new: stop the old count
-  // and keep the seat to play and the started clock where the referee left them.
-  var kept = null;
-  document.addEventListener("htmx:beforeRequest", function (event) {
+  // The clock's part is never replaced: its buttons go through the phone's outbox
+  // (referee.js) and the answer replaces the scoring panel only. When the panel shows a
+  // new hand, the clock waits for its first play again, with the seat that leads it; when
+  // the leader question is answered, the clock's seat follows before the first play.
+  var shownHand = null;
+  document.addEventListener("capicu:panel", function (event) {
+    var panel = event.detail && event.detail.panel;
     var select = seatSelect();
     var start = document.getElementById("clock-start");
-    if (event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("#clock")) {
-      kept = {
-        seat: select ? select.value : "",
-        started: !!(start && start.hasAttribute("data-started"))
-      };
+    if (!panel || !select) return;
+    var hand = panel.getAttribute("data-hand");
+    var leading = panel.querySelector("#leader-question");
+    var leader = leading ? leading.getAttribute("data-leader") : "";
+    var newHand = shownHand !== null && hand !== shownHand;
+    shownHand = hand;
+    if (newHand && start) {
+      if (timer) { clearInterval(timer); timer = null; }
+      start.removeAttribute("data-started");
+      start.textContent = start.getAttribute("data-first");
+      show(parseInt(clockBox().getAttribute("data-seconds"), 10) || 30);
     }
+    var started = start && start.hasAttribute("data-started");
+    if (leader && (newHand || !started)) select.value = leader;
   });
-  document.addEventListener("htmx:afterSwap", function (event) {
-    var target = event.detail.target;
-    if (!target || target.id !== "clock") return;
-    if (timer) { clearInterval(timer); timer = null; }
-    var box = clockBox();
-    if (!box || !kept) return;
-    var select = seatSelect();
-    if (select && kept.seat) select.value = kept.seat;
-    var start = document.getElementById("clock-start");
-    if (start && kept.started) {
-      start.setAttribute("data-started", "");
-      start.textContent = start.getAttribute("data-again");
-    }
-    kept = null;
-  });
-  // An officiating act changes the totals and the hand's events: the scoring panel
-  // shows them afresh (the server says so with the HX-Trigger "capicu:officiated").
-  document.addEventListener("capicu:officiated", refreshPanel);
-  function refreshPanel() {
-    var panel = document.getElementById("panel");
-    if (!panel || !window.htmx) return;
-    htmx.ajax("GET", window.location.pathname, {target: "#panel", select: "#panel", swap: "outerHTML"});
-  }
+  var first = document.getElementById("clock-start");
+  if (first) first.setAttribute("data-first", first.textContent);
+  var panel = document.getElementById("panel");
+  if (panel) shownHand = panel.getAttribute("data-hand");
 })();

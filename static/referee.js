@@ -83,6 +83,7 @@
     var form = fresh.querySelector("#hand-form");
     if (!form || !kept.fields || !form.elements.number ||
         form.elements.number.value !== kept.number) return;
+    kept.restored = kept.fields.some(function (f) { return f.value !== "" && (f.checked || (f.type !== "radio" && f.type !== "checkbox")); });
     kept.fields.forEach(function (f) {
       var els = form.querySelectorAll('[name="' + f.name + '"]');
       els.forEach(function (el) {
@@ -119,7 +120,12 @@
     restore(fresh, kept);
     window.scrollTo(x, y);  // never let a longer or shorter panel move the page
     if (window.htmx) window.htmx.process(fresh);
+    var handForm = fresh.querySelector("#hand-form");
+    // A hand half filled in keeps its award preview (the leader answer may change it).
+    if (kept.restored && handForm) handForm.dispatchEvent(new Event("change", { bubbles: true }));
     setUpEnds();
+    // The play clock (officiating.js) follows the hand and its leader.
+    root.dispatchEvent(new CustomEvent("capicu:panel", { bubbles: true, detail: { panel: fresh } }));
     return fresh;
   }
 
@@ -264,10 +270,16 @@
     if (form.hasAttribute("data-ends-record") && submitter) {
       label = submitter.dataset.name + " +" + data.get("points");
     }
+    label = fill(label, { victim: chosen(form, "from_seat", "victim") });
+    // An officiating button acts on the seat chosen beside it: the label names it.
+    var seat = chosen(form, "seat");
+    if (seat) label += ": " + seat;
+    // A button may send its form elsewhere (forced pass, penalty beside the clock).
+    var url = submitter && submitter.hasAttribute("formaction") ? submitter.formAction : form.action;
     var fields = [];
     data.forEach(function (value, name) { fields.push([name, String(value)]); });
     var list = load();
-    list.push({ id: id, url: form.action, fields: fields, label: label, kind: kind, hand: hand });
+    list.push({ id: id, url: url, fields: fields, label: label, kind: kind, hand: hand });
     store(list);
     showOutbox();
     if (!sending) {
@@ -275,6 +287,14 @@
       retryIn = 0;
     }
     flush();
+  }
+
+  // The text (or a data attribute) of the option chosen in a form's <select name=…>.
+  function chosen(form, name, attribute) {
+    var select = form.querySelector('select[name="' + name + '"]');
+    if (!select || select.selectedIndex < 0) return "";
+    var option = select.options[select.selectedIndex];
+    return attribute ? option.dataset[attribute] || "" : option.text;
   }
 
   // How the hand ended, and every player's pips but the one who dominoed (as the form).
@@ -298,7 +318,31 @@
     }
     enqueue(form, event.submitter);
     if (form.hasAttribute("data-ends-record")) clearEnds();
+    var handForm = document.getElementById("hand-form");
+    if (form.id === "leader-question" && event.submitter && handForm && handForm.elements.leader) {
+      // The answer is the hand's "Led by" too, at once (the answer may wait offline).
+      handForm.elements.leader.value = event.submitter.value;
+      form.querySelectorAll("button").forEach(function (b) {
+        var mine = b === event.submitter;
+        b.classList.toggle("chosen", mine);
+        b.setAttribute("aria-pressed", mine ? "true" : "false");
+      });
+    }
+    // A penalty's reason and a re-deal's are for that act alone.
+    form.querySelectorAll('input[name="reason"]').forEach(function (el) {
+      el.value = "";
+    });
   });
+
+  // An act answered by another part of the page (a forfeit, a dispute) may change the
+  // game: the panel is read again and replaced in place, like after any action.
+  function reread() {
+    fetch(window.location.pathname, { credentials: "same-origin", headers: { "HX-Request": "true" } })
+      .then(function (response) { return response.ok ? response.text() : ""; })
+      .then(function (html) { if (html) swap(parse(html)); })
+      .catch(function () { /* offline: the next answer shows it */ });
+  }
+  document.body.addEventListener("capicu:officiated", reread);
 
   // --- the ends counter -----------------------------------------------------------------
   var ends = [];

@@ -3,13 +3,13 @@
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from domain.numbers import whole_number
 from scoring import engine
-from scoring.models import SEAT_NAMES
+from scoring.models import SEAT_NAMES, Dispute
 from scoring.rulesets import RuleSet, get_ruleset
 from tournaments import live
 from tournaments.live import StandingsMark
@@ -262,8 +262,12 @@ def pick_round(rounds: list[Round], wanted: str | None) -> Round | None:
 
 def _matches(queryset, tournament: Tournament) -> list[TableView]:
     seats = MatchSeat.objects.select_related("entrant").order_by("position")
-    matches = queryset.select_related("game", "referee").prefetch_related(
-        Prefetch("seats", queryset=seats)
+    # Whether the game is under dispute, for its card's mark, in the same query.
+    disputed = Dispute.objects.filter(game_id=OuterRef("game_id"), status=Dispute.Status.OPEN)
+    matches = (
+        queryset.select_related("game", "referee")
+        .prefetch_related(Prefetch("seats", queryset=seats))
+        .annotate(under_dispute=Exists(disputed))
     )
     names = side_names(tournament)
     tables = []

@@ -26,10 +26,11 @@ def test_the_play_clock_runs_on_the_phone_and_escalates(live_server, browser):
     check_accessibility(page)
     assert page.locator("#clock-left").inner_text() == "30"
     page.get_by_text("Who holds the highest double? (else the highest tile)").wait_for()
-    page.locator("#officiating").get_by_role("button", name="Beto").click()
-    page.get_by_text("Beto leads hand 1.").wait_for()
-    page.reload()
+    page.locator("#leader-question").get_by_role("button", name="Beto").click()
+    page.locator("#referee-bar").get_by_text("Beto leads hand 1.").wait_for()
     assert page.locator("#clock-seat").input_value() == "B"  # the clock starts with the leader
+    page.reload()
+    assert page.locator("#clock-seat").input_value() == "B"
 
     requests = []
     page.on("request", lambda request: requests.append(request.url))
@@ -43,7 +44,7 @@ def test_the_play_clock_runs_on_the_phone_and_escalates(live_server, browser):
     assert requests == []  # the clock ran on the phone
     page.screenshot(path=f"{SHOTS}/clock-zero-390.png", full_page=False)
     page.get_by_role("button", name="Clock violation").click()
-    page.get_by_text("Forced pass for Beto.").wait_for()
+    page.locator("#referee-bar").get_by_text("Forced pass for Beto.").wait_for()
     assert page.locator("#clock-seat").input_value() == "B"
 
     # The next play moves the clock to Cira; Beto's second violation is a penalty.
@@ -51,7 +52,7 @@ def test_the_play_clock_runs_on_the_phone_and_escalates(live_server, browser):
     assert page.locator("#clock-seat").input_value() == "C"
     page.locator("#clock-seat").select_option("B")
     page.get_by_role("button", name="Clock violation").click()
-    page.get_by_text("Penalty for Beto: -10.").wait_for()
+    page.locator("#referee-bar").get_by_text("Penalty for Beto: -10.").wait_for()
     # The scoring panel shows the new total without a reload.
     page.locator("#panel").get_by_text("-10").first.wait_for()
     kinds = list(

@@ -108,7 +108,9 @@ def test_partners_tied_block_scores_nothing(live_server, phone, shot):
     log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
     # Eva & Gabi hold 10 + 5, Fito & Hugo 7 + 8: a tie, and a tied block scores nothing.
     finish_hand(page, ending="Blocked", pips={"Eva": 10, "Fito": 7, "Gabi": 5, "Hugo": 8})
-    page.get_by_label("Led by").select_option(label="Eva")
+    # "Who holds the double six?" is asked for hand 1: its answer is the hand's "Led by".
+    page.locator("#leader-question").get_by_role("button", name="Eva").click()
+    page.locator("#referee-bar.saved", has_text="Eva leads hand 1.").wait_for()
     page.locator("#preview").get_by_text("If confirmed").wait_for()
     assert "Eva & Gabi 0" in page.locator("#preview").inner_text()
     confirm(page, 1)

@@ -16,7 +16,7 @@ PHONE = {"width": 390, "height": 844}
 SHOTS = Path("/tmp/shots-phone")
 
 BUTTON_BOXES = """
-() => Array.from(document.querySelectorAll('#panel .plays button, #panel .penalty button'))
+() => Array.from(document.querySelectorAll('#panel .plays button, #clock button'))
   .slice(0, 12).map(b => { const r = b.getBoundingClientRect(); return [r.x, r.y]; })
 """
 BAR_IN_VIEW = """
@@ -61,10 +61,13 @@ def test_taps_while_scrolled_move_neither_the_page_nor_the_buttons(live_server, 
     taps = [
         ("Karla Medina plus 5", "✓ Karla Medina +5."),
         ("Beto plus 10", "✓ Beto +10."),
-        ("Penalty for Cira", "✓ Penalty for Cira."),
+        ("Penalty for Cira", "✓ Penalty for Cira: -10."),
         ("Karla Medina plus 20", "✓ Karla Medina +20."),
     ]
     for button, outcome in taps:
+        if button.startswith("Penalty"):  # beside the seat chosen by the clock's buttons
+            page.locator("#clock-seat").select_option(label=button.removeprefix("Penalty for "))
+            button = "Penalty \u221210"
         page.get_by_role("button", name=button, exact=True).tap()
         page.locator("#referee-bar.saved", has_text=outcome).wait_for()
         assert page.evaluate("window.scrollY") == scrolled

@@ -509,3 +509,43 @@ def test_a_hall_screen_turn_is_served_from_the_cache_until_what_it_shows_changes
     with CaptureQueriesContext(connection) as queries:
         client.get(url, **HTMX)
     assert len(queries) > 0  # the tables changed: the turn is rebuilt
+
+
+def test_a_dispute_opened_and_resolved_reaches_its_table_card(
+    client, event, organizer, django_capture_on_commit_callbacks
+):
+    from scoring import officiating
+
+    tournament, _, round_ = event
+    game = tables(round_)[1].game
+    url = poll_url(client, tournament)
+    with django_capture_on_commit_callbacks(execute=True):
+        dispute = officiating.open_dispute(game, by=organizer, note="Who played the 6-4?")
+    body = client.get(url, **HTMX).content.decode()
+    assert 'id="table-1"' not in body  # that table alone
+    assert "under dispute" in card_of(body, 2)
+    url = live_url_in(body)
+    assert client.get(url, **HTMX).status_code == 204
+    with django_capture_on_commit_callbacks(execute=True):
+        officiating.resolve_dispute(dispute, by=organizer, upheld=False, reason="Beto did")
+    body = client.get(url, **HTMX).content.decode()
+    assert "under dispute" not in card_of(body, 2)
+
+
+def test_a_forfeited_game_is_marked_on_its_table_card(
+    client, event, organizer, django_capture_on_commit_callbacks
+):
+    from scoring import officiating
+
+    tournament, _, round_ = event
+    url = poll_url(client, tournament)
+    with django_capture_on_commit_callbacks(execute=True):
+        officiating.forfeit_seat(tables(round_)[0].game, "B", "left the hall", organizer)
+    body = client.get(url, **HTMX).content.decode()
+    assert 'class="pill forfeit">forfeit<' in card_of(body, 1)
+
+
+def card_of(body: str, number: int) -> str:
+    """The head of a table's card (its number and its marks)."""
+    start = body.index(f'id="table-{number}"')
+    return body[start : body.index('<ol class="seats">', start)]

@@ -71,7 +71,9 @@ def test_violations_from_the_page_escalate(client, table, referee):
     first = officiate(client, game, "clock_violation", seat="B")
     assert first.status_code == 200
     assert "Forced pass for" in first.content.decode()
-    assert first["HX-Trigger"] == "capicu:officiated"
+    # Answered like the panel's own actions: the panel, and the outcome for the outbox.
+    assert first["X-Capicu-Outcome"] == "saved"
+    assert 'id="panel"' in first.content.decode()
     second = officiate(client, game, "clock_violation", seat="B").content.decode()
     assert "Penalty for" in second and "-10" in second
     events = ScoreEvent.objects.filter(game=game, violation=True).order_by("pk")
@@ -117,7 +119,11 @@ def test_wrong_input_is_said_in_the_part_not_a_crash(client, table, referee):
     ]:
         answer = officiate(client, game, action, **data)
         assert answer.status_code == 200
-        assert "error-box" in answer.content.decode()
+        if action == "dispute":
+            assert "error-box" in answer.content.decode()
+        else:  # the phone's bar says it: the panel carries the message
+            assert answer["X-Capicu-Outcome"] == "refused"
+            assert 'data-error=""' not in answer.content.decode()
     assert officiate(client, game, "nonsense", seat="A").status_code == 404
 
 
@@ -293,11 +299,13 @@ def test_a_hand_is_voided_from_the_phone_with_a_reason(client, table, referee):
         game, by=referee, number=1, ended="block", pips={"A": 8, "B": 15, "C": 22, "D": 12}
     )
     client.force_login(referee)
-    assert "Void hand 1" in client.get(f"/games/{game.pk}/score/").content.decode()
-    refused = officiate(client, game, "void", hand="1", reason="").content.decode()
-    assert "error-box" in refused
-    done = officiate(client, game, "void", hand="1", reason="misdeal").content.decode()
-    assert "Hand 1 is void" in done
+    page = client.get(f"/games/{game.pk}/score/").content.decode()
+    assert page.count("Why is this hand void?") == 1  # one void form, in the hands so far
+    url = f"/games/{game.pk}/score/hands/1/void/"
+    refused = client.post(url, {"reason": "", "key": "k1"}, **HTMX)
+    assert refused["X-Capicu-Outcome"] == "refused"
+    done = client.post(url, {"reason": "misdeal", "key": "k2"}, **HTMX)
+    assert "Hand 1 voided: misdeal" in done.content.decode()
     game.refresh_from_db()
     assert all(total == 0 for total in game.totals.values())
     act = OfficialAct.objects.get(game=game, kind="voided")
@@ -338,3 +346,36 @@ def test_a_forfeit_ranks_the_same_from_the_seats_and_from_the_games(table, organ
         stage: explain(rows, settings_.order) for stage, rows in rank_stages(tournament)[0].items()
     }
     assert stored == reference
+
+
+def test_an_officiating_act_sent_again_with_its_key_is_done_once(client, table, referee, organizer):
+    """The phone's outbox sends an act again when its answer was lost: same key, one act."""
+    _, game = table
+    client.force_login(referee)
+    officiate(client, game, "redeal", reason="no doubles", key="redeal-1")
+    officiate(client, game, "redeal", reason="no doubles", key="redeal-1")
+    assert OfficialAct.objects.filter(game=game, kind="redeal").count() == 1
+    first = officiate(client, game, "clock_violation", seat="B", key="lost-answer")
+    again = officiate(client, game, "clock_violation", seat="B", key="lost-answer")
+    assert first["X-Capicu-Outcome"] == again["X-Capicu-Outcome"] == "saved"
+    assert "Already done; nothing was done twice." in again.content.decode()
+    assert ScoreEvent.objects.filter(game=game).count() == 1
+    # A refused act releases its key: sent again once it can be, it is done.
+    client.force_login(organizer)
+    refused = officiate(client, game, "deduct", seat="A", points="", reason="x", key="d-1")
+    assert refused["X-Capicu-Outcome"] == "refused"
+    done = officiate(client, game, "deduct", seat="A", points="5", reason="x", key="d-2")
+    assert "5 points deducted" in done.content.decode()
+
+
+def test_the_steal_confirmation_names_the_seat_that_lost_the_points(client, organizer, referee):
+    _, game = dcs_event(organizer, referee, ruleset_key="two_box_cutthroat")
+    client.force_login(referee)
+    answer = client.post(
+        f"/games/{game.pk}/score/event/",
+        {"seat": "C", "kind": "steal", "points": "10", "hand": "1", "from_seat": "A", "key": "s"},
+        **HTMX,
+    ).content.decode()
+    assert "taken from Jugador" in answer
+    page = client.get(f"/games/{game.pk}/score/").content.decode()
+    assert "the previous seat, " in page
