@@ -88,7 +88,7 @@ class Feed:
     tick: float
     tags: tuple[str, str] | None = None
     previous: tuple[str, str] | None = None
-    html: str | None = None  # the answer from ``previous`` to ``tags``
+    message: bytes | None = None  # the event from ``previous`` to ``tags``, if any
     gone: bool = False  # the tournament is no longer visible
     listeners: int = 0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -118,8 +118,9 @@ class Feed:
                 if got is None:
                     self.gone = True
                 elif got[0] != self.tags:
-                    self.previous, self.html = self.tags, got[1]
-                    self.tags = got[0]
+                    # Encoded once for every stream that follows.
+                    self.message = _event(got[1]) if got[1] is not None else None
+                    self.previous, self.tags = self.tags, got[0]
                 else:
                     continue
                 self.announce()
@@ -149,9 +150,9 @@ def _feed(slug: str, query: dict, language: str, user, cookies: dict, private: b
     return feed
 
 
-def _event(html: str) -> str:
+def _event(html: str) -> bytes:
     data = "".join(f"data: {line}\n" for line in html.splitlines() or [""])
-    return f"event: live\n{data}\n"
+    return f"event: live\n{data}\n".encode()
 
 
 async def _stream(feed: Feed, tags: tuple[str, str], first: str | None):
@@ -161,7 +162,7 @@ async def _stream(feed: Feed, tags: tuple[str, str], first: str | None):
     beat = heartbeat_seconds()
     try:
         # The reconnection delay a browser uses if the connection drops.
-        yield "retry: 3000\n\n"
+        yield b"retry: 3000\n\n"
         if first is not None:
             yield _event(first)
         while True:
@@ -170,22 +171,22 @@ async def _stream(feed: Feed, tags: tuple[str, str], first: str | None):
                 break
             if feed.tags is not None and feed.tags != tags:
                 if feed.previous == tags:
-                    html = feed.html
-                    tags = feed.tags
+                    message, tags = feed.message, feed.tags
                 else:  # this stream missed a change: answered on its own
                     got = await feed.ask(tags)
                     if got is None:
                         break
                     tags, html = got
-                if html is not None:
-                    yield _event(html)
+                    message = _event(html) if html is not None else None
+                if message is not None:
+                    yield message
                 continue
             changed = feed.changed
             try:
                 await asyncio.wait_for(changed.wait(), min(beat, left))
             except TimeoutError:
-                yield ": still here\n\n"
-        yield "event: end\ndata: \n\n"
+                yield b": still here\n\n"
+        yield b"event: end\ndata: \n\n"
     finally:
         feed.leave()
 
