@@ -89,7 +89,7 @@ def test_a_stream_event_gives_the_next_stream_its_tags(bench):
     poller = bench.live_url(block.replace("\ndata: ", "\n"), "live")
     assert bench.events_url(poller) == "/t/e/events/?stage=1&round=&s=a&t=p1"
     args = bench.parse_args(["--quick", "--push", "300,1000"])
-    assert args.push_counts == [300, 1000] and args.viewer_counts == [0, 300]
+    assert args.push_counts == [300, 1000] and args.viewer_counts == [0, 300, 1000]
 
 
 def test_verdict_compares_against_the_target_in_its_direction(bench):
