@@ -20,9 +20,10 @@ tells the page's EventSource to stop, and the page keeps polling.
 import asyncio
 import contextvars
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.handlers.asgi import ASGIRequest
@@ -72,7 +73,14 @@ def _ask(slug: str, query: dict, since: tuple[str, str], language: str, user, co
     return (tags[0], tags[1] if len(tags) > 1 else ""), html
 
 
-_ask_async = sync_to_async(_ask, thread_sensitive=True)
+# Every question of this process's streams goes to one thread: one database connection
+# for all of them, where a thread per stream (asgiref's per-request thread) would hold a
+# connection each for as long as its stream lasts.
+_asking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-stream")
+
+
+async def _ask_async(*arguments):
+    return await asyncio.get_running_loop().run_in_executor(_asking, partial(_ask, *arguments))
 
 
 @dataclass(eq=False)
@@ -155,7 +163,7 @@ def _event(html: str) -> bytes:
     return f"event: live\n{data}\n".encode()
 
 
-async def _stream(feed: Feed, tags: tuple[str, str], first: str | None):
+async def _stream(feed: Feed, tags: tuple[str, str], first: bytes | None):
     """The stream of one page: its catch-up, then each change the feed hears of, with a
     heartbeat between, until STREAM_SECONDS; then an ``end`` event."""
     deadline = time.monotonic() + stream_seconds()
@@ -164,7 +172,7 @@ async def _stream(feed: Feed, tags: tuple[str, str], first: str | None):
         # The reconnection delay a browser uses if the connection drops.
         yield b"retry: 3000\n\n"
         if first is not None:
-            yield _event(first)
+            yield first
         while True:
             left = deadline - time.monotonic()
             if left <= 0 or feed.gone:
@@ -209,19 +217,23 @@ async def live_events(request, slug: str):
     private = views._signed_in(request)
     feed = _feed(slug, query, language, user, dict(request.COOKIES), private)
     feed.listeners += 1
-    try:
-        got = await feed.ask(since)
-    except BaseException:
-        feed.leave()
-        raise
-    if got is None:
-        feed.leave()
-        raise Http404("No such tournament.")
-    tags, first = got
-    if feed.tags is None:
-        feed.tags = tags
+    if not private and feed.tags is not None and since in (feed.tags, feed.previous):
+        # A public feed at work has just answered this: a crowd joining costs no question.
+        tags, first = feed.tags, (feed.message if since != feed.tags else None)
+    else:
+        try:
+            got = await feed.ask(since)
+        except BaseException:
+            feed.leave()
+            raise
+        if got is None:
+            feed.leave()
+            raise Http404("No such tournament.")
+        tags, first = got[0], (_event(got[1]) if got[1] is not None else None)
+        if feed.tags is None:
+            feed.tags = tags
     if feed.task is None:
-        # Outside this request's context: its thread for sync code ends with the request.
+        # Outside this request's context, which ends with the request.
         feed.task = asyncio.create_task(feed.run(), context=contextvars.Context())
     response = StreamingHttpResponse(_stream(feed, tags, first), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
