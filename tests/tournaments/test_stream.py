@@ -3,6 +3,7 @@ would answer, keeps the connection alive with comments and ends so the page reco
 
 import asyncio
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.test import AsyncClient, override_settings
@@ -25,6 +26,14 @@ SHORT = {"LIVE_STREAM_TICK": 0.05, "LIVE_STREAM_HEARTBEAT": 0.2, "LIVE_STREAM_SE
 def no_feeds_left():
     yield
     assert not stream._feeds
+
+
+def apart(call, *arguments):
+    """Run ``call`` in a thread of its own: the browser tests may have left an event loop
+    running in this one (Playwright's), where neither asyncio.run nor Django's sync
+    client calling an async view may run."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(call, *arguments).result()
 
 
 def events_url(poll: str) -> str:
@@ -68,7 +77,7 @@ def listen(url: str, during=None) -> tuple[int, list[tuple[str, str]]]:
         await asyncio.wait_for(reader, 10)
         return response.status_code, parse(chunks)
 
-    return asyncio.run(main())
+    return apart(asyncio.run, main())
 
 
 @override_settings(**SHORT)
@@ -114,7 +123,7 @@ def test_streams_of_the_same_query_share_one_feed(client, event):
             async for _ in response.streaming_content:
                 pass
 
-    asyncio.run(main())
+    apart(asyncio.run, main())
 
 
 def test_a_private_tournament_has_no_stream(client, event, organizer):
@@ -133,7 +142,7 @@ def test_odd_stream_parameters_are_refused_not_crashed(client, event):
 def test_under_a_wsgi_server_the_stream_is_declined_and_the_poll_still_works(client, event):
     tournament, _, _ = event
     poll = poll_url(client, tournament)
-    assert client.get(events_url(poll)).status_code == 204
+    assert apart(client.get, events_url(poll)).status_code == 204
     assert client.get(poll, **HTMX).status_code == 204
     assert client.get(bare(poll), **HTMX).status_code == 200
 
