@@ -163,6 +163,30 @@ def standings_lags(
     return lags, missing
 
 
+def stream_lags(
+    finished: dict[int, float],
+    entrants: dict[int, list[int]],
+    seen: dict[int, float],
+    pushed: list[float],
+    slack: float = 0.5,
+) -> list[float]:
+    """Seconds from each finished game's last hand to the first push of the standings that
+    could show it: the first at or after the standings API showed the game (less
+    ``slack``, for the API watcher's own polling). An upper bound of the lag a viewer
+    holding the stream sees; ``pushed`` are the moments standings were pushed."""
+    ordered = sorted(pushed)
+    lags = []
+    for game, done in sorted(finished.items()):
+        moments = [seen.get(entrant) for entrant in entrants[game]]
+        if any(moment is None for moment in moments):
+            continue
+        shown = max(moments) - slack
+        first = next((moment for moment in ordered if moment >= shown), None)
+        if first is not None:
+            lags.append(max(0.0, first - done))
+    return lags
+
+
 def verdict(value: float | None, limit: float, *, at_least: bool = False) -> str:
     """PASS or FAIL of a figure against its target; '-' when nothing was measured."""
     if value is None:
@@ -386,7 +410,63 @@ async def _poll_part(port, url, part, stop, until, polls, offset):
         await asyncio.sleep(tick - time.monotonic())
 
 
-def viewers_main(port, urls, count, stop, until, out, seed):
+def events_url(live: str) -> str:
+    """The page's stream for the query and tags its live poll carries."""
+    return live.replace("/live/?", "/events/?", 1)
+
+
+async def _follow_stream(port, url, stop, until, seen, offset):
+    """Hold the page's stream as its EventSource does: read every event, open the next
+    stream with the tags of the last one when the server ends it, retry after 3 s when
+    the connection fails. ``seen`` gathers the events, connections and errors."""
+    await asyncio.sleep(offset)
+    url = events_url(url)
+    while not stop.is_set() and time.monotonic() < until:
+        opened, writer = False, None
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(HOST, port, limit=1 << 24), 10
+            )
+            # HTTP/1.0: the stream comes unchunked and ends with the connection.
+            writer.write(
+                f"GET {url} HTTP/1.0\r\nHost: {HOST}:{port}\r\n"
+                "Accept: text/event-stream\r\n\r\n".encode()
+            )
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)
+            if int(head.split(b" ", 2)[1]) != 200:
+                raise ValueError("not a stream")
+            opened = True
+            seen["open"] += 1
+            seen["connects"] += 1
+            quiet_since = time.monotonic()
+            while not stop.is_set() and time.monotonic() < until:
+                try:
+                    block = await asyncio.wait_for(reader.readuntil(b"\n\n"), 1.0)
+                except TimeoutError:
+                    if time.monotonic() - quiet_since > 40:  # heartbeats come every 15 s
+                        raise
+                    continue
+                quiet_since = time.monotonic()
+                seen["bytes"] += len(block)
+                if block.startswith(b"event: live"):
+                    text = block.decode("utf-8", "replace")
+                    seen["events"].append((time.monotonic(), 'id="standings"' in text))
+                    poller = live_url(text.replace("\ndata: ", "\n"), "live")
+                    url = events_url(poller) if poller else url
+                elif block.startswith(b"event: end"):
+                    break
+        except (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError, IndexError):
+            # (asyncio.LimitOverrunError is an Exception: an event past 16 MB stops the bench.)
+            seen["errors"] += 1
+            await asyncio.sleep(3)
+        finally:
+            if opened:
+                seen["open"] -= 1
+            if writer is not None:
+                writer.close()
+
+
+def viewers_main(port, urls, count, stop, until, out, seed, push_port=None):
     """Process entry: ``count`` viewers poll until told to stop or ``until``; report every poll.
 
     Viewers leave at the end of the phase's time even if games remain: the referees then
@@ -396,19 +476,34 @@ def viewers_main(port, urls, count, stop, until, out, seed):
     cpu = time.process_time()
     rng = random.Random(seed)
     polls = []
+    stream = {"open": 0, "connects": 0, "errors": 0, "bytes": 0, "events": [], "open_at": []}
+
+    async def count_open():
+        while not stop.is_set() and time.monotonic() < until:
+            stream["open_at"].append((time.monotonic(), stream["open"]))
+            await asyncio.sleep(1)
 
     async def watch():
-        tasks = []
+        tasks = [count_open()] if push_port else []
         for viewer in range(count):
             offset = rng.uniform(0, POLL_SECONDS)
             if viewer % 5 == 4:
                 tasks.append(_poll_part(port, urls["api"], "api", stop, until, polls, offset))
+            elif push_port:
+                tasks.append(_follow_stream(push_port, urls["live"], stop, until, stream, offset))
             else:
                 tasks.append(_poll_part(port, urls["live"], "page", stop, until, polls, offset))
         await asyncio.gather(*tasks)
 
     asyncio.run(watch())
-    out.put({"who": "viewers", "polls": polls, "cpu": time.process_time() - cpu})
+    out.put(
+        {
+            "who": "viewers",
+            "polls": polls,
+            "stream": stream if push_port else None,
+            "cpu": time.process_time() - cpu,
+        }
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -474,6 +569,7 @@ class Stack:
         self.database = f"capicu_live_bench_{os.getpid()}"
         self.redis_port = free_port()
         self.web_port = free_port()
+        self.push_port = free_port() if args.push_counts else None
         self.scratch = Path(tempfile.mkdtemp(prefix="capicu-live-bench-"))
         self.processes: dict[str, subprocess.Popen] = {}
         self.database_made = False
@@ -492,6 +588,10 @@ class Stack:
                 "PYTHONUNBUFFERED": "1",
             }
         )
+        if self.push_port:
+            # The page names its stream; the bench's proxy-less setup sends the viewers
+            # straight to the ASGI server that serves it.
+            self.env["LIVE_STREAM"] = "1"
         for assignment in args.env or []:
             name, _, value = assignment.partition("=")
             self.env[name] = value
@@ -580,10 +680,23 @@ class Stack:
             "beat",
             [*celery, "beat", "-l", "warning", "--schedule", str(self.scratch / "beat-schedule")],
         )
+        self.push_command = ""
+        if self.push_port:
+            # The streams: one uvicorn process beside gunicorn, as the README recommends.
+            push = [str(BIN / "uvicorn"), "config.asgi:application"]
+            push += ["--host", HOST, "--port", str(self.push_port)]
+            push += (self.args.push_args or "--no-access-log --log-level warning").split()
+            self.push_command = " ".join(push[1:])
+            self.start("push", push)
+            wait_for_port(self.push_port, 60, "uvicorn")
         wait_for_port(self.web_port, 60, "gunicorn")
 
+    def web_pids(self) -> list[int]:
+        """The process groups that answer viewers: gunicorn's and the streams' server."""
+        return [self.processes[name].pid for name in ("gunicorn", "push") if name in self.processes]
+
     def down(self) -> None:
-        for name in ("beat", "worker", "gunicorn", "redis"):
+        for name in ("beat", "worker", "push", "gunicorn", "redis"):
             self.stop(name)
         if self.database_made and not self.args.keep_db:
             try:
@@ -814,7 +927,9 @@ async def watch_standings(port, event, round_number, done, seen, *, outage, stac
         await breaker
 
 
-def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) -> dict:
+def play_phase(
+    stack: Stack, event: Event, viewers: int, *, outage: bool, args, push: bool = False
+) -> dict:
     port = stack.web_port
     opened = open_round(port, event)
     urls = live_urls(port, event)
@@ -828,7 +943,8 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
     crowd = (
         context.Process(
             target=viewers_main,
-            args=(port, urls, viewers, stop, time.monotonic() + args.phase_seconds, out, seed),
+            args=(port, urls, viewers, stop, time.monotonic() + args.phase_seconds, out, seed)
+            + ((stack.push_port,) if push else ()),
         )
         if viewers
         else None
@@ -864,8 +980,8 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
         window["planned"] = True
     else:
         window["up"] = 0.0  # nothing to wait for
-    web = stack.processes["gunicorn"].pid
-    cpu_before, busy_before = (group_cpu(web), time.monotonic()), machine_busy()
+    web = stack.web_pids()
+    cpu_before, busy_before = (sum(map(group_cpu, web)), time.monotonic()), machine_busy()
     for process in (referees, crowd):
         if process:
             process.start()
@@ -894,18 +1010,32 @@ def play_phase(stack: Stack, event: Event, viewers: int, *, outage: bool, args) 
                 process.join(10)
                 if process.is_alive():
                     process.kill()
-    cpu_after, busy_after = (group_cpu(web), time.monotonic()), machine_busy()
+    cpu_after, busy_after = (sum(map(group_cpu, web)), time.monotonic()), machine_busy()
     played = results.get("referees", {})
     lags, unseen = standings_lags(played.get("finished", {}), entrants, seen)
+    stream = results.get("viewers", {}).get("stream")
+    pushed_lags = (
+        stream_lags(
+            played.get("finished", {}),
+            entrants,
+            seen,
+            [moment for moment, standings in stream["events"] if standings],
+        )
+        if stream
+        else []
+    )
     return {
         "until": played.get("started", 0.0) + args.phase_seconds,
         "viewers": viewers,
+        "push": push,
+        "stream": stream,
         "outage": outage,
         "round": opened,
         "referees": played,
         "polls": results.get("viewers", {}).get("polls", []),
         "viewer_cpu": results.get("viewers", {}).get("cpu"),
         "lags": lags,
+        "pushed_lags": pushed_lags,
         "unseen": unseen,
         "window": window,
         # The web workers' CPU per second of the phase, and how busy the whole machine
@@ -974,6 +1104,34 @@ def integrity(stack: Stack, phases: list[dict]) -> dict:
     }
 
 
+def stream_figures(phase: dict, started: float | None, until: float) -> dict | None:
+    """What the viewers holding the page's stream got: events, bytes, connections (how
+    many were open, fewest and most, in the middle half of play), errors, and the lag of
+    the standings as pushed."""
+    stream = phase.get("stream")
+    if not stream:
+        return None
+    events = [moment for moment, _ in stream["events"]]
+    during = [moment for moment in events if started and started <= moment <= until]
+    span = until - started if started else None
+    quarter = (span or 0) / 4
+    middle = [
+        count
+        for moment, count in stream["open_at"]
+        if started and started + quarter <= moment <= until - quarter
+    ]
+    return {
+        "events": len(events),
+        "event_rate": len(during) / span if span else None,
+        "megabytes": stream["bytes"] / 1e6,
+        "connects": stream["connects"],
+        "open_min": min(middle, default=None),
+        "open_max": max(middle, default=None),
+        "errors": stream["errors"],
+        "lag": summarize(phase.get("pushed_lags", [])),
+    }
+
+
 def phase_figures(phase: dict) -> dict:
     played = phase["referees"]
     log = played.get("log", [])
@@ -1016,10 +1174,19 @@ def phase_figures(phase: dict) -> dict:
         else None,
         "outage_requests": len(outage_requests),
         "outage_failed": sum(1 for entry in outage_requests if entry[2] == 0 or entry[2] >= 500),
+        "stream": stream_figures(phase, played.get("started"), played_until),
         "client_cpu": (played.get("cpu") or 0.0) + (phase["viewer_cpu"] or 0.0),
         "web_cpu": phase.get("web_cpu"),
         "machine_busy": phase.get("machine_busy"),
     }
+
+
+def phase_name(phase: dict) -> str:
+    return (
+        f"{phase['viewers']} "
+        + ("push" if phase.get("push") else "viewers")
+        + (", redis out" if phase["outage"] else "")
+    )
 
 
 def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: float) -> bool:
@@ -1040,6 +1207,7 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
         f"stack: gunicorn {stack.gunicorn_command};"
         f" celery worker -c {stack.args.celery_concurrency} + beat;"
         f" redis-server :{stack.redis_port}; PostgreSQL {stack.database}"
+        + (f"; streams: uvicorn {stack.push_command}" if stack.push_command else "")
     )
     print()
     header = (
@@ -1051,7 +1219,7 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
     print(header)
     print("-" * len(header))
     for phase, figure in zip(phases, figures, strict=True):
-        name = f"{phase['viewers']} viewers" + (", redis out" if phase["outage"] else "")
+        name = phase_name(phase)
         ref_ratio = ratio(figure["referee"]["p95"], base)
         rate = f"{figure['poll_rate']:.0f}" if figure["poll_rate"] else "-"
         print(
@@ -1066,6 +1234,31 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
             f"{figure['client_cpu']:>10.1f} s"
             f"{figure['web_cpu'] or 0:>8.2f}c{figure['machine_busy'] or 0:>9.0%}"
         )
+    streamed = [
+        (phase, figure) for phase, figure in zip(phases, figures, strict=True) if figure["stream"]
+    ]
+    if streamed:
+        print()
+        print(
+            "push phases: the page viewers (80 %) hold the page's stream (Server-Sent Events)"
+            " instead of polling; the API viewers (20 %) poll as before"
+        )
+        head = (
+            f"{'phase':<16}{'events':>8}{'events/s':>10}{'MB':>8}{'connects':>10}"
+            f"{'open (mid-play)':>17}{'errors':>8}{'pushed lag p50':>16}{'max':>8}"
+        )
+        print(head)
+        print("-" * len(head))
+        for phase, figure in streamed:
+            stream = figure["stream"]
+            rate = f"{stream['event_rate']:.0f}" if stream["event_rate"] else "-"
+            held = f"{stream['open_min']}-{stream['open_max']}" if stream["open_max"] else "-"
+            print(
+                f"{phase_name(phase):<16}{stream['events']:>8}{rate:>10}"
+                f"{stream['megabytes']:>8.1f}{stream['connects']:>10}{held:>17}"
+                f"{stream['errors']:>8}{secs(stream['lag']['p50']):>16}"
+                f"{secs(stream['lag']['max']):>8}"
+            )
     print()
     print(
         "setup (per round): "
@@ -1098,36 +1291,42 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
     def target(what: str, shown: str, goal: str, state: str) -> None:
         rows.append((what, shown, goal, state))
 
-    def phase_with(viewers: int) -> dict | None:
+    def phase_with(viewers: int, push: bool) -> dict | None:
         return next(
             (
                 f
                 for p, f in zip(phases, figures, strict=True)
-                if p["viewers"] == viewers and not p["outage"]
+                if p["viewers"] == viewers and not p["outage"] and p.get("push", False) == push
             ),
             None,
         )
 
-    for viewers, key in ((300, "referee_ratio_300"), (1000, "referee_ratio_1000")):
-        figure = phase_with(viewers)
-        if figure:
-            value = ratio(figure["referee"]["p95"], base)
+    for push in (False, True):
+        how = ", push" if push else ""
+        for viewers, key in ((300, "referee_ratio_300"), (1000, "referee_ratio_1000")):
+            figure = phase_with(viewers, push)
+            if figure:
+                value = ratio(figure["referee"]["p95"], base)
+                target(
+                    f"referee p95 at {viewers} viewers{how} / at 0",
+                    "-" if value is None else f"{value:.2f}x",
+                    f"<= {TARGETS[key]}x",
+                    verdict(value, TARGETS[key]),
+                )
+        counts = {p["viewers"] for p in phases if p["viewers"] and not p["outage"]}
+        for viewers in sorted(counts):
+            figure = phase_with(viewers, push)
+            if not figure:
+                continue
+            value = figure["unchanged"]
+            goal = TARGETS["unchanged_share_300"]
             target(
-                f"referee p95 at {viewers} viewers / at 0",
-                "-" if value is None else f"{value:.2f}x",
-                f"<= {TARGETS[key]}x",
-                verdict(value, TARGETS[key]),
+                f"polls unchanged during play, {viewers} viewers"
+                + (", push (API polls only)" if push else ""),
+                "-" if value is None else f"{value:.1%} of {figure['polls_during_play']}",
+                f">= {goal:.0%}" + ("" if viewers == 300 else " (300 in the issue)"),
+                verdict(value, goal, at_least=True),
             )
-    for viewers in sorted({p["viewers"] for p in phases if p["viewers"] and not p["outage"]}):
-        figure = phase_with(viewers)
-        value = figure["unchanged"]
-        goal = TARGETS["unchanged_share_300"]
-        target(
-            f"polls unchanged during play, {viewers} viewers",
-            "-" if value is None else f"{value:.1%} of {figure['polls_during_play']}",
-            f">= {goal:.0%}" + ("" if viewers == 300 else " (300 in the issue)"),
-            verdict(value, goal, at_least=True),
-        )
     if costs:
         minimal = costs["minimal: GET /api/v1/invitations/ (token)"]["median"]
         worst = max(
@@ -1156,6 +1355,20 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
         "<= 5 s",
         "FAIL" if unseen else verdict(summary["max"], TARGETS["lag_max"]),
     )
+    pushed = summarize([lag for p in phases for lag in p.get("pushed_lags", [])])
+    if pushed["n"]:
+        target(
+            "standings lag as pushed to the page, median",
+            secs(pushed["p50"]),
+            "<= 2 s",
+            verdict(pushed["p50"], TARGETS["lag_median"]),
+        )
+        target(
+            "standings lag as pushed to the page, max",
+            secs(pushed["max"]),
+            "<= 5 s",
+            verdict(pushed["max"], TARGETS["lag_max"]),
+        )
     for phase, figure in zip(phases, figures, strict=True):
         if phase["outage"]:
             target(
@@ -1217,6 +1430,17 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="viewer counts, one phase (round) each; include 0 for the baseline",
     )
     parser.add_argument(
+        "--push",
+        default="",
+        help="viewer counts for phases where the page viewers hold the page's stream"
+        " (Server-Sent Events, from a uvicorn process beside gunicorn) instead of polling",
+    )
+    parser.add_argument(
+        "--push-args",
+        default="",
+        help="uvicorn's options for the streams (default '--no-access-log --log-level warning')",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="games to 100 points and shorter waits (about 3-4 minutes)",
@@ -1267,7 +1491,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     args.viewer_counts = [int(part) for part in args.viewers.split(",") if part.strip()]
     if 0 not in args.viewer_counts:
         args.viewer_counts.insert(0, 0)
-    if any(count < 0 or count > 5000 for count in args.viewer_counts):
+    args.push_counts = [int(part) for part in args.push.split(",") if part.strip()]
+    if any(count < 0 or count > 5000 for count in args.viewer_counts + args.push_counts):
         parser.error("viewer counts go from 0 to 5,000")
     args.target = args.target or (100 if args.quick else None)
     args.phase_seconds = args.phase_seconds or (60.0 if args.quick else 150.0)
@@ -1295,21 +1520,23 @@ def main(argv=None) -> int:
         stack.up()
         progress("stack up; building the event")
         tokens = shell_json(stack, ACCOUNTS % REFEREES)
-        rounds = len(args.viewer_counts) + (0 if args.no_outage else 1)
+        rounds = len(args.viewer_counts) + len(args.push_counts) + (0 if args.no_outage else 1)
         event = build_event(stack.web_port, tokens, rounds=rounds, target=args.target)
         progress(
             f"event /t/{event.slug}/ built; staff invited and accepted in "
             f"{event.setup['staff_seconds']:.1f} s"
         )
         phases = []
-        plan = [(count, False) for count in args.viewer_counts]
+        plan = [(count, False, False) for count in args.viewer_counts]
+        plan += [(count, False, True) for count in args.push_counts]
         if not args.no_outage:
-            plan.append((args.outage_viewers, True))
+            plan.append((args.outage_viewers, True, False))
         costs = {}
-        for viewers, outage in plan:
+        for viewers, outage, push in plan:
             outage_note = ", Redis killed for a while" if outage else ""
-            progress(f"round {len(phases) + 1}: {viewers} viewers{outage_note}")
-            phase = play_phase(stack, event, viewers, outage=outage, args=args)
+            how = " holding the stream" if push else ""
+            progress(f"round {len(phases) + 1}: {viewers} viewers{how}{outage_note}")
+            phase = play_phase(stack, event, viewers, outage=outage, args=args, push=push)
             phases.append(phase)
             figure = phase_figures(phase)
             progress(

@@ -7,6 +7,7 @@ SECRET_KEY    required when DEBUG is off
 DEBUG         default on for development; "0"/"false" for production
 ALLOWED_HOSTS comma-separated; default localhost names in development
 TIME_ZONE     default UTC
+LIVE_STREAM   default off; on: the tournament page takes its live parts as a stream
 The README's configuration table lists every variable, the limits and the lock-out.
 """
 
@@ -221,6 +222,14 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# The tournament page's live parts pushed as Server-Sent Events (tournaments/stream.py):
+# turn on where an ASGI server answers /t/<slug>/events/ (see the README). Off, or
+# answered by a WSGI server, the page polls every 5 s.
+LIVE_STREAM = env_bool("LIVE_STREAM", False)
+LIVE_STREAM_TICK = float(os.environ.get("LIVE_STREAM_TICK", "2"))
+LIVE_STREAM_HEARTBEAT = float(os.environ.get("LIVE_STREAM_HEARTBEAT", "15"))
+LIVE_STREAM_SECONDS = float(os.environ.get("LIVE_STREAM_SECONDS", "300"))
 
 # Celery: the real broker when REDIS_URL is set, otherwise every task runs eagerly.
 CELERY_BROKER_URL = REDIS_URL or "memory://"

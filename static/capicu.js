@@ -47,6 +47,42 @@
     var quiet = event.detail.elt && event.detail.elt.hasAttribute("data-quiet");
     if (event.detail.successful && !quiet) banner("");
   });
+  // The tournament page's live parts: pushed by the server (Server-Sent Events) where it
+  // streams them (the poller's data-events); the poll every 5 s is the fallback and is
+  // held while a stream is open. The server ends a stream every few minutes: the page
+  // opens the next one with the tags it then holds.
+  var streaming = false, tries = 0;
+  function follow() {
+    var live = document.getElementById("live");
+    if (!live || !live.dataset.events || !window.EventSource || !window.htmx) return;
+    var source = new EventSource(live.dataset.events), opened = false;
+    source.addEventListener("open", function () {
+      opened = true;
+      streaming = true;
+      tries = 0;
+    });
+    source.addEventListener("live", function (event) {
+      var current = document.getElementById("live");
+      if (current) htmx.swap(current, event.data, { swapStyle: "outerHTML" });
+      banner("");
+    });
+    source.addEventListener("end", function () {
+      source.close();
+      streaming = false;
+      follow();
+    });
+    source.addEventListener("error", function () {
+      source.close();
+      streaming = false;
+      // A stream that never opened (no server for it, or a 204) twice: keep polling.
+      if (!opened && ++tries >= 2) return;
+      setTimeout(follow, 2000 + Math.random() * 3000);
+    });
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (streaming && event.detail.elt && event.detail.elt.id === "live") event.preventDefault();
+  });
+  document.addEventListener("DOMContentLoaded", follow);
   // "updated 4 s ago" keeps counting between refreshes.
   var spanish = (document.documentElement.lang || "").slice(0, 2) === "es";
   function tick() {

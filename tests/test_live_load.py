@@ -71,6 +71,27 @@ def test_standings_lag_waits_for_every_entrant_of_the_game(bench):
     assert missing == [2]
 
 
+def test_pushed_standings_lag_takes_the_first_push_once_the_api_showed_the_game(bench):
+    finished = {1: 10.0, 2: 20.0, 3: 30.0}
+    entrants = {1: [11, 12], 2: [21, 22], 3: [31]}
+    seen = {11: 10.5, 12: 11.25, 21: 25.0, 31: 30.2}
+    # Pushes at 9 (before), 11.0 (within the slack of 11.25) and 32.
+    lags = bench.stream_lags(finished, entrants, seen, [32.0, 9.0, 11.0])
+    assert lags == [1.0, 2.0]  # game 2 never shown by the API: left out
+
+
+def test_a_stream_event_gives_the_next_stream_its_tags(bench):
+    block = (
+        'event: live\ndata: <div id="live" hx-get="/t/e/live/?stage=1&amp;round=&amp;s=a&amp;'
+        't=p1" hx-trigger="every 5s" hidden></div><ol hx-swap-oob="true" id="standings">\n'
+        "data: </ol>\n\n"
+    )
+    poller = bench.live_url(block.replace("\ndata: ", "\n"), "live")
+    assert bench.events_url(poller) == "/t/e/events/?stage=1&round=&s=a&t=p1"
+    args = bench.parse_args(["--quick", "--push", "300,1000"])
+    assert args.push_counts == [300, 1000] and args.viewer_counts == [0, 300, 1000]
+
+
 def test_verdict_compares_against_the_target_in_its_direction(bench):
     assert bench.verdict(1.4, 1.5) == "PASS"
     assert bench.verdict(1.6, 1.5) == "FAIL"

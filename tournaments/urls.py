@@ -1,11 +1,12 @@
 from django.urls import path
 
-from tournaments import eventday_views, officiating_views, organizer_views, views
+from tournaments import eventday_views, officiating_views, organizer_views, stream, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("t/<slug:slug>/", views.tournament_page, name="tournament-page"),
     path("t/<slug:slug>/live/", views.live_poll, name="tournament-live"),
+    path("t/<slug:slug>/events/", stream.live_events, name="tournament-events"),
     path("t/<slug:slug>/entrants/<int:pk>/", views.entrant_page, name="entrant-page"),
     path("t/<slug:slug>/screen/", views.screen, name="tournament-screen"),
     path(

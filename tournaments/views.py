@@ -77,11 +77,16 @@ def _live_url(slug: str, stage: str, round_: str, everyone: bool, mark, state) -
 def _poller(url: str) -> str:
     """The page's one live element: it asks every POLL_SECONDS whether anything it shows
     changed, and the answer replaces it (with the tags of what the page now holds) and
-    swaps the changed parts in by their ids."""
+    swaps the changed parts in by their ids. With LIVE_STREAM on it also names the
+    stream (tournaments/stream.py) that the page holds instead while it can."""
+    stream = ""
+    if settings.LIVE_STREAM:
+        stream = format_html(' data-events="{}"', url.replace("/live/?", "/events/?", 1))
     return format_html(
-        '<div id="live" hx-get="{}" hx-trigger="every {}s" hx-swap="outerHTML" hidden></div>',
+        '<div id="live" hx-get="{}" hx-trigger="every {}s" hx-swap="outerHTML"{} hidden></div>',
         url,
         POLL_SECONDS,
+        stream,
     )
 
 

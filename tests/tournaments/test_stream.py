@@ -1,0 +1,157 @@
+"""The tournament page's live parts as Server-Sent Events: the stream sends what the poll
+would answer, keeps the connection alive with comments and ends so the page reconnects."""
+
+import asyncio
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.test import AsyncClient, override_settings
+
+from tests.tournaments import test_live
+from tests.tournaments.test_live import HTMX, bare, live_url_in, one_hand, poll_url, tables
+from tournaments import stream
+from tournaments.services import update_tournament
+
+# The live tests' event and their hands reaching the pollers at once.
+organizer, event, at_once = test_live.organizer, test_live.event, test_live.at_once
+
+# The stream's own thread asks the database: the test's data must be committed.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SHORT = {"LIVE_STREAM_TICK": 0.05, "LIVE_STREAM_HEARTBEAT": 0.2, "LIVE_STREAM_SECONDS": 1.5}
+
+
+@pytest.fixture(autouse=True)
+def no_feeds_left():
+    yield
+    assert not stream._feeds
+
+
+def apart(call, *arguments):
+    """Run ``call`` in a thread of its own: the browser tests may have left an event loop
+    running in this one (Playwright's), where neither asyncio.run nor Django's sync
+    client calling an async view may run."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(call, *arguments).result()
+
+
+def events_url(poll: str) -> str:
+    return poll.replace("/live/?", "/events/?", 1)
+
+
+def parse(chunks: list[str]) -> list[tuple[str, str]]:
+    """The stream as (kind, data): kind "live", "end", ":" for a comment, "retry"."""
+    found = []
+    for block in "".join(chunks).split("\n\n"):
+        if not block:
+            continue
+        if block.startswith(":"):
+            found.append((":", block))
+        elif block.startswith("retry:"):
+            found.append(("retry", block))
+        else:
+            kind = re.search(r"^event: (\w+)", block, re.M).group(1)
+            data = "\n".join(line[6:] for line in block.split("\n") if line.startswith("data: "))
+            found.append((kind, data))
+    return found
+
+
+def listen(url: str, during=None) -> tuple[int, list[tuple[str, str]]]:
+    """Open the stream, run ``during`` (in a thread) while it flows, read it to its end."""
+
+    async def main():
+        response = await AsyncClient().get(url)
+        if not response.streaming:
+            return response.status_code, []
+        chunks = []
+
+        async def read():
+            async for chunk in response.streaming_content:
+                chunks.append(chunk.decode() if isinstance(chunk, bytes) else chunk)
+
+        reader = asyncio.create_task(read())
+        if during:
+            await asyncio.sleep(0.2)
+            await asyncio.to_thread(during)
+        await asyncio.wait_for(reader, 10)
+        return response.status_code, parse(chunks)
+
+    return apart(asyncio.run, main())
+
+
+@override_settings(**SHORT)
+def test_a_stream_sends_a_hand_at_another_table_with_heartbeats_and_ends(client, event, organizer):
+    tournament, _, round_ = event
+    poll = poll_url(client, tournament)
+    status, got = listen(
+        events_url(poll), during=lambda: one_hand(tables(round_)[2].game, organizer)
+    )
+    assert status == 200
+    kinds = [kind for kind, _ in got]
+    assert kinds[0] == "retry" and kinds[-1] == "end"
+    assert ":" in kinds  # heartbeats while nothing changes
+    pushed = [data for kind, data in got if kind == "live"]
+    assert len(pushed) == 1
+    # The same answer the page's poll gets: the new poller and table 3 out of band.
+    assert '<li hx-swap-oob="true" class="table-card" id="table-3">' in pushed[0]
+    assert pushed[0].count('class="table-card"') == 1
+    assert client.get(live_url_in(pushed[0]), **HTMX).status_code == 204
+
+
+@override_settings(**SHORT)
+def test_a_stream_opened_with_old_tags_catches_up_at_once(client, event):
+    tournament, _, _ = event
+    status, got = listen(events_url(bare(poll_url(client, tournament))))
+    assert status == 200
+    first = [data for kind, data in got if kind == "live"]
+    assert len(first) == 1 and 'id="standings"' in first[0] and 'id="tables"' in first[0]
+
+
+@override_settings(**SHORT)
+def test_streams_of_the_same_query_share_one_feed(client, event):
+    tournament, _, _ = event
+    url = events_url(poll_url(client, tournament))
+
+    async def main():
+        one = await AsyncClient().get(url)
+        two = await AsyncClient().get(url)
+        assert len(stream._feeds) == 1
+        feed = next(iter(stream._feeds.values()))
+        assert feed.listeners == 2
+        for response in (one, two):
+            async for _ in response.streaming_content:
+                pass
+
+    apart(asyncio.run, main())
+
+
+def test_a_private_tournament_has_no_stream(client, event, organizer):
+    tournament, _, _ = event
+    url = events_url(poll_url(client, tournament))
+    update_tournament(tournament, by=organizer, public=False)
+    assert listen(url)[0] == 404
+
+
+def test_odd_stream_parameters_are_refused_not_crashed(client, event):
+    tournament, _, _ = event
+    assert listen(f"/t/{tournament.slug}/events/?stage=x&round=1")[0] == 400
+    assert listen("/t/no-such-thing/events/?stage=&round=")[0] == 404
+
+
+def test_under_a_wsgi_server_the_stream_is_declined_and_the_poll_still_works(client, event):
+    tournament, _, _ = event
+    poll = poll_url(client, tournament)
+    assert apart(client.get, events_url(poll)).status_code == 204
+    assert client.get(poll, **HTMX).status_code == 204
+    assert client.get(bare(poll), **HTMX).status_code == 200
+
+
+def test_the_page_names_its_stream_only_where_one_is_served(client, event):
+    tournament, _, _ = event
+    with override_settings(LIVE_STREAM=False):
+        assert "data-events" not in client.get(f"/t/{tournament.slug}/").content.decode()
+    with override_settings(LIVE_STREAM=True):
+        page = client.get(f"/t/{tournament.slug}/").content.decode()
+    url = re.search(r'data-events="([^"]+)"', page).group(1).replace("&amp;", "&")
+    assert url == events_url(live_url_in(page))

@@ -1,0 +1,242 @@
+"""The tournament page's live parts pushed with Server-Sent Events, under an ASGI server.
+
+A page that follows a round in play would find something new on nearly every 5 s poll
+(64 tables each recording a hand every 1-2 s), so its polls are mostly 200s. Here the page
+holds one stream instead, and the server sends it the same answer the poll would give
+(the new poller and the changed parts out of band), at most once every TICK seconds.
+
+The work does not grow with the viewers: the streams of one process that follow the same
+query (stage, round, all rows, language; signed-out visitors) share one ``Feed``, which
+asks the live poll (``views.live_poll``: one cache read while nothing changed, the
+changed parts from the cache otherwise) once a TICK and hands its answer to all of them.
+Only a stream that joins with other tags than the feed's is answered on its own, once.
+
+Signed-in visitors (who may see drafts) get a feed each, asked every POLL_SECONDS. A
+stream ends after STREAM_SECONDS so that servers recycle connections; the page opens a
+new one with the tags it then holds. Served by a WSGI server, the view answers 204, which
+tells the page's EventSource to stop, and the page keeps polling.
+"""
+
+import asyncio
+import contextvars
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.core.handlers.asgi import ASGIRequest
+from django.db import close_old_connections
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict, StreamingHttpResponse
+from django.utils import translation
+
+from tournaments import views
+
+
+def _setting(name: str, default: float) -> float:
+    return getattr(settings, name, default)
+
+
+def tick_seconds() -> float:
+    """How often a feed asks for changes: the coalescing interval of the pushes."""
+    return _setting("LIVE_STREAM_TICK", 2.0)
+
+
+def heartbeat_seconds() -> float:
+    """A comment line this often keeps proxies and phones from closing an idle stream."""
+    return _setting("LIVE_STREAM_HEARTBEAT", 15.0)
+
+
+def stream_seconds() -> float:
+    """A stream ends after this long; the page opens a new one."""
+    return _setting("LIVE_STREAM_SECONDS", 300.0)
+
+
+def _ask(slug: str, query: dict, since: tuple[str, str], language: str, user, cookies: dict):
+    """The live poll's answer to a page holding ``since``: (tags now, HTML or None when
+    unchanged), or None if the tournament is not (or no longer) visible to this user."""
+    close_old_connections()
+    request = HttpRequest()
+    request.method = "GET"
+    request.GET = QueryDict(mutable=True)
+    request.GET.update({**query, "s": since[0], "t": since[1]})
+    request.COOKIES = cookies
+    request.user = user
+    with translation.override(language):
+        try:
+            response = views.live_poll(request, slug)
+        except Http404:
+            return None
+    tags = response["ETag"].strip('"').split(".", 1)
+    html = response.content.decode() if response.status_code == 200 else None
+    return (tags[0], tags[1] if len(tags) > 1 else ""), html
+
+
+# Every question of this process's streams goes to one thread: one database connection
+# for all of them, where a thread per stream (asgiref's per-request thread) would hold a
+# connection each for as long as its stream lasts.
+_asking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-stream")
+
+
+async def _ask_async(*arguments):
+    return await asyncio.get_running_loop().run_in_executor(_asking, partial(_ask, *arguments))
+
+
+@dataclass(eq=False)
+class Feed:
+    """The live answers of one query in this process, shared by the streams that follow it."""
+
+    key: tuple
+    slug: str
+    query: dict
+    language: str
+    user: object
+    cookies: dict
+    tick: float
+    tags: tuple[str, str] | None = None
+    previous: tuple[str, str] | None = None
+    message: bytes | None = None  # the event from ``previous`` to ``tags``, if any
+    gone: bool = False  # the tournament is no longer visible
+    listeners: int = 0
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task | None = None
+
+    async def ask(self, since: tuple[str, str]):
+        return await _ask_async(
+            self.slug, self.query, since, self.language, self.user, self.cookies
+        )
+
+    def leave(self) -> None:
+        self.listeners -= 1
+        if not self.listeners and self.task is None and _feeds.get(self.key) is self:
+            del _feeds[self.key]
+
+    def announce(self) -> None:
+        changed, self.changed = self.changed, asyncio.Event()
+        changed.set()
+
+    async def run(self) -> None:
+        try:
+            while self.listeners and not self.gone:
+                await asyncio.sleep(self.tick)
+                if not self.listeners or self.tags is None:
+                    continue
+                got = await self.ask(self.tags)
+                if got is None:
+                    self.gone = True
+                elif got[0] != self.tags:
+                    # Encoded once for every stream that follows.
+                    self.message = _event(got[1]) if got[1] is not None else None
+                    self.previous, self.tags = self.tags, got[0]
+                else:
+                    continue
+                self.announce()
+        finally:
+            if _feeds.get(self.key) is self:
+                del _feeds[self.key]
+
+
+_feeds: dict[tuple, Feed] = {}
+
+
+def _feed(slug: str, query: dict, language: str, user, cookies: dict, private: bool) -> Feed:
+    session = cookies.get(settings.SESSION_COOKIE_NAME, "") if private else ""
+    key = (id(asyncio.get_running_loop()), slug, tuple(sorted(query.items())), language, session)
+    feed = _feeds.get(key)
+    if feed is None or feed.gone:
+        feed = Feed(
+            key=key,
+            slug=slug,
+            query=query,
+            language=language,
+            user=user if private else AnonymousUser(),
+            cookies=cookies if private else {},
+            tick=views.POLL_SECONDS if private else tick_seconds(),
+        )
+        _feeds[key] = feed
+    return feed
+
+
+def _event(html: str) -> bytes:
+    data = "".join(f"data: {line}\n" for line in html.splitlines() or [""])
+    return f"event: live\n{data}\n".encode()
+
+
+async def _stream(feed: Feed, tags: tuple[str, str], first: bytes | None):
+    """The stream of one page: its catch-up, then each change the feed hears of, with a
+    heartbeat between, until STREAM_SECONDS; then an ``end`` event."""
+    deadline = time.monotonic() + stream_seconds()
+    beat = heartbeat_seconds()
+    try:
+        # The reconnection delay a browser uses if the connection drops.
+        yield b"retry: 3000\n\n"
+        if first is not None:
+            yield first
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or feed.gone:
+                break
+            if feed.tags is not None and feed.tags != tags:
+                if feed.previous == tags:
+                    message, tags = feed.message, feed.tags
+                else:  # this stream missed a change: answered on its own
+                    got = await feed.ask(tags)
+                    if got is None:
+                        break
+                    tags, html = got
+                    message = _event(html) if html is not None else None
+                if message is not None:
+                    yield message
+                continue
+            changed = feed.changed
+            try:
+                await asyncio.wait_for(changed.wait(), min(beat, left))
+            except TimeoutError:
+                yield b": still here\n\n"
+        yield b"event: end\ndata: \n\n"
+    finally:
+        feed.leave()
+
+
+async def live_events(request, slug: str):
+    """The tournament page's live parts as a stream of Server-Sent Events (``live``: the
+    HTML the page's poll would get; ``end``: open a new stream). Takes the poll's query."""
+    if not isinstance(request, ASGIRequest):
+        # A WSGI server would hold a worker for the whole stream: the page polls instead.
+        return HttpResponse(status=204)
+    stage, round_ = views._param(request, "stage"), views._param(request, "round")
+    if stage is None or round_ is None:
+        return HttpResponse(status=400)
+    query = {"stage": stage, "round": round_}
+    if request.GET.get("all") == "1":
+        query["all"] = "1"
+    since = (request.GET.get("s", ""), request.GET.get("t", ""))
+    language = translation.get_language()
+    user = await request.auser()
+    private = views._signed_in(request)
+    feed = _feed(slug, query, language, user, dict(request.COOKIES), private)
+    feed.listeners += 1
+    if not private and feed.tags is not None and since in (feed.tags, feed.previous):
+        # A public feed at work has just answered this: a crowd joining costs no question.
+        tags, first = feed.tags, (feed.message if since != feed.tags else None)
+    else:
+        try:
+            got = await feed.ask(since)
+        except BaseException:
+            feed.leave()
+            raise
+        if got is None:
+            feed.leave()
+            raise Http404("No such tournament.")
+        tags, first = got[0], (_event(got[1]) if got[1] is not None else None)
+        if feed.tags is None:
+            feed.tags = tags
+    if feed.task is None:
+        # Outside this request's context, which ends with the request.
+        feed.task = asyncio.create_task(feed.run(), context=contextvars.Context())
+    response = StreamingHttpResponse(_stream(feed, tags, first), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    # nginx: pass each event on at once (see the README).
+    response["X-Accel-Buffering"] = "no"
+    return response
