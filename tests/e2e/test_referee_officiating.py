@@ -109,8 +109,9 @@ def test_a_clock_violation_taken_offline_is_sent_once(live_server, context, page
     page.get_by_role("button", name="Clock violation").click()
     bar(page).get_by_text("Not sent yet: Clock violation: Ana.").wait_for()
     page.reload()
-    page.get_by_text("1 action not sent yet").wait_for()
-    assert not ScoreEvent.objects.filter(game=game).exists()
+    page.get_by_text("1 action not sent yet").wait_for()  # kept across the reload
+    # Chromium's offline emulation once let the first attempt reach the server anyway
+    # (a CI run): whatever got through, the outbox's resend must not count it twice.
     context.set_offline(False)
     page.locator("#referee-bar.saved", has_text="✓ Forced pass for Ana.").wait_for()
     page.locator("#referee-bar [data-outbox]").wait_for(state="hidden")
