@@ -42,7 +42,8 @@ def _reason(reason: Any, field: str, message) -> str:
 def forfeit_seat(game: Game | int, seat: str, reason: str, actor) -> Game:
     """End ``game`` at once with ``seat`` forfeiting it: the forfeiting side is placed
     last whatever its total, the others keep their order by total and the leader of the
-    others wins (RULES.md, Officiating).
+    others wins (RULES.md, Officiating); others level at the top share first place, a
+    drawn game among them (a no-show before the first hand at a Cut-Throat table of four).
 
     A game already ended by a forfeit may take another seat's forfeit (two no-shows at
     one table); any other finished game must be reopened first. A game not started yet

@@ -417,7 +417,9 @@ def _pips_of(result: engine.HandResult, pips: dict | None, tiles: dict | None) -
 def _decide(game: Game, ruleset: RuleSet, totals: dict[str, int] | None = None) -> None:
     """Set the game's status and winner from its totals, or from ``totals`` where only
     some of them count (RULES.md, winning). A forfeit ends the game whatever the totals:
-    the leader of the sides that did not forfeit wins (RULES.md, Officiating)."""
+    the leader of the sides that did not forfeit wins (RULES.md, Officiating); sides level
+    at the top share first place, so there is no single winner: a drawn game among them,
+    with match points as for any draw (their placings are shared, ``standings.side_results``)."""
     if game.forfeits:
         others = {
             name: total for name, total in game.totals.items() if name not in game.forfeited_sides

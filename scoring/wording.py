@@ -4,7 +4,8 @@ Every function takes ``_``, the translation function of the caller (Django's get
 the pages); the phrases are marked so that ``makemessages`` finds them.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 from scoring.rulesets import RuleSet, gettext_noop
 
@@ -145,3 +146,33 @@ def describe(rules: RuleSet, _: Translate = _same) -> list[str]:
             ).format(seconds=rules.play_clock_seconds)
         )
     return lines
+
+
+def names_list(names: Sequence[str], _: Translate = _same) -> str:
+    """Names in a sentence: "A", "A and B", "A, B and C"."""
+    if len(names) < 2:
+        return "".join(names)
+    return _("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
+
+
+def forfeit_outcome(
+    totals: Mapping[str, int],
+    forfeited: AbstractSet[str],
+    labels: Mapping[str, str],
+    _: Translate = _same,
+) -> str:
+    """How a game ended by a forfeit, in words (RULES.md, Officiating): who forfeited, and
+    the leader of the others who wins, or the leaders level on total who share first
+    place (a drawn game among them: "Forfeit by D; A, B and C share first place.")."""
+    names = sorted(totals)
+    gave_up = names_list([labels.get(n, n) for n in names if n in forfeited], _)
+    others = {n: totals[n] for n in names if n not in forfeited}
+    if not others:
+        return _("Forfeit by {names}.").format(names=gave_up)
+    top = max(others.values())
+    leaders = [labels.get(n, n) for n, total in others.items() if total == top]
+    if len(leaders) == 1:
+        return _("Forfeit by {names}; {winner} wins.").format(names=gave_up, winner=leaders[0])
+    return _("Forfeit by {names}; {leaders} share first place.").format(
+        names=gave_up, leaders=names_list(leaders, _)
+    )

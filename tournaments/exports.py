@@ -17,7 +17,7 @@ from django.db.models import Prefetch
 from scoring.models import Hand, ScoreEvent, Seat
 from tournaments.models import Match, MatchSeat, Round, Tournament
 from tournaments.selectors import side_names, standing_lines
-from tournaments.standings import MARKS, METRICS, metric_text
+from tournaments.standings import BRACKET_FINISH, MARKS, TIEBREAKERS, metric_text
 
 STANDINGS_COLUMNS = [
     "tournament",
@@ -27,11 +27,12 @@ STANDINGS_COLUMNS = [
     "entrant",
     "withdrawn",
     "games_played",
-    *METRICS,  # every metric of the registry, "seed" among them
+    *TIEBREAKERS,  # every tiebreak metric of the registry, "seed" among them
     "reason",
     "disputed",
     "forfeit",
     "disqualified",
+    BRACKET_FINISH,  # a bracket's place so far; blank in other stages
 ]
 
 # A spreadsheet reads a cell starting with one of these as a formula (or, for tab and
@@ -79,9 +80,10 @@ def standings_rows(tournament: Tournament) -> Iterator[list[str]]:
             text(row.entrant.name),
             "yes" if row.withdrawn else "no",
             str(row.games_played),
-            *(metric_text(row.metrics.get(key), 4) for key in METRICS),
+            *(metric_text(row.metrics.get(key), 4) for key in TIEBREAKERS),
             text(row.reason),
             *("yes" if mark in row.marks else "no" for mark in MARKS),
+            metric_text(row.metrics.get(BRACKET_FINISH)),
         ]
 
 

@@ -23,7 +23,7 @@ from tournaments.bounds import (
 )
 from tournaments.entries import MAX_NAME
 from tournaments.models import Stage, Tournament
-from tournaments.standings import METRICS
+from tournaments.standings import METRICS, TIEBREAKERS
 
 TIEBREAK_SLOTS = 6
 # The rule-set fields an organizer may change from the preset.
@@ -110,7 +110,7 @@ class RulesForm(forms.Form):
         self.fields["table_size"].initial = (
             self.rules.players if rules is not None else self.preset.default_players
         )
-        metrics = [("", "—")] + [(key, _(metric.label)) for key, metric in METRICS.items()]
+        metrics = [("", "—")] + [(key, _(METRICS[key].label)) for key in TIEBREAKERS]
         order = list(tiebreak_order or get_default_order())
         for index in range(TIEBREAK_SLOTS):
             self.fields[f"tiebreak_{index + 1}"] = forms.ChoiceField(

@@ -492,12 +492,17 @@ class StageSchedule(models.Model):
     """Where the search of a stage's schedule stands, for the organizer's page.
 
     The schedule itself is kept round by round in ``ScheduleEntry``; this row says
-    whether the one the next round needs is being computed, ready or failed.
+    whether the one the next round needs is being computed, ready or failed. The task
+    first stores a schedule from a quick search (usable at once) and, where that search
+    was stopped by its small budget, says so (``improving``) while the full search runs;
+    ``quick`` stays set when the quick schedule is kept (a round was generated from it
+    and the full search found no better one for the rounds left).
     """
 
     class Status(models.TextChoices):
         QUEUED = "queued", _("Queued")
         COMPUTING = "computing", _("Computing")
+        IMPROVING = "improving", _("Improving")
         READY = "ready", _("Ready")
         NOT_NEEDED = "not_needed", _("Not needed")
         FAILED = "failed", _("Failed")
@@ -509,6 +514,9 @@ class StageSchedule(models.Model):
     rounds = models.PositiveSmallIntegerField(default=0, help_text="Rounds it plans.")
     repeats = models.PositiveIntegerField(default=0, help_text="Repeat meetings it has.")
     unavoidable = models.BooleanField(default=True, help_text="No schedule has fewer.")
+    quick = models.BooleanField(
+        default=False, help_text="It comes from the quick search, stopped by its small budget."
+    )
     problem = models.JSONField(
         default=dict, blank=True, help_text="Why it failed: a message's template and values."
     )
@@ -534,6 +542,12 @@ class ScheduleEntry(models.Model):
     tables = models.JSONField(help_text="Entrant ids per table, in seat order.")
     repeats = models.PositiveIntegerField(default=0)
     unavoidable = models.BooleanField(default=True)
+    quick = models.BooleanField(
+        default=False,
+        help_text="Found by the quick search, stopped by its small budget: the full search "
+        "may replace it while none of its rounds is generated.",
+    )
+    work = models.PositiveIntegerField(default=0, help_text="Swaps the search evaluated.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

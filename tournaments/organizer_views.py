@@ -39,7 +39,6 @@ from tournaments.models import (
     Entrant,
     Invitation,
     Match,
-    MatchSeat,
     Round,
     Staff,
     Stage,
@@ -708,15 +707,7 @@ def finish_stage(request, slug: str, order: int):
             )
         except services.TournamentError as error:
             refused = refused or told(error.message)
-    by_id = Entrant.objects.in_bulk(chosen)
-    pool_of = dict(
-        MatchSeat.objects.filter(round__stage=stage, entrant_id__in=chosen)
-        .filter(match__slot__startswith="P")
-        .values_list("entrant_id", "match__slot")
-    )
-    through = [
-        {"name": by_id[pk].name, "pool": pool_of.get(pk, "")[1:]} for pk in chosen if pk in by_id
-    ]
+    through = selectors.going_through(stage, chosen)
     return render(
         request,
         "tournaments/organize/finish_stage.html",

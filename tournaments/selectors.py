@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from domain.numbers import whole_number
-from scoring import engine
+from scoring import engine, wording
 from scoring.models import SEAT_NAMES, Dispute
 from scoring.rulesets import RuleSet, get_ruleset
 from tournaments import live
@@ -24,7 +24,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.standings import explain, metric_text, reason_text
-from tournaments.standings_store import SnapshotDocument
+from tournaments.standings_store import SnapshotDocument, stage_order
 
 
 def draws_bracket(stage: Stage | None) -> bool:
@@ -162,6 +162,22 @@ def standing_lines(
     return lines, total
 
 
+def going_through(stage: Stage, chosen: list[int]) -> list[dict]:
+    """The entrants ``chosen`` to go through from ``stage``, in order: id, name and the
+    pool they played in ("" outside pools), as the confirmation page and the API show them."""
+    by_id = Entrant.objects.in_bulk(chosen)
+    pool_of = dict(
+        MatchSeat.objects.filter(round__stage=stage, entrant_id__in=chosen)
+        .filter(match__slot__startswith="P")
+        .values_list("entrant_id", "match__slot")
+    )
+    return [
+        {"id": pk, "name": by_id[pk].name, "pool": pool_of.get(pk, "")[1:]}
+        for pk in chosen
+        if pk in by_id
+    ]
+
+
 def did_not_play_text(seat: MatchSeat) -> str:
     """The mark of a seat that did not play, in the page's words: "forfeit (no-show)", or
     "forfeit" for a side that forfeited its game with no reason kept at the table; empty
@@ -222,7 +238,7 @@ def standings(
     Each row gets ``cells``: its metrics in the tournament's order, formatted for a page.
     """
     mark = mark or standings_mark(tournament, stage)
-    order = list(tournament.tiebreak_order)
+    order = stage_order(tournament, stage)
     rows, total, unplayed = [], 0, False
     if stage is not None:
         rows, total = standing_lines(tournament, stage=stage, limit=limit)
@@ -242,6 +258,8 @@ def standings(
 class TableView:
     match: Match
     seats: list[dict] = field(default_factory=list)
+    # A game ended by a forfeit, in words: "Forfeit by D; A, B and C share first place."
+    outcome: str = ""
 
 
 def rounds_of(stage: Stage, *, include_drafts: bool) -> list[Round]:
@@ -285,6 +303,15 @@ def _matches(queryset, tournament: Tournament) -> list[TableView]:
                     or (not game and not match.bye and match.slot != "" and not seat.did_not_play),
                     "did_not_play": did_not_play_text(seat),
                 }
+            )
+        if game is not None and game.forfeits:
+            labels = {
+                names[seat.position]: seat.entrant.name
+                for seat in match.seats.all()
+                if seat.position < len(names)
+            }
+            table.outcome = wording.forfeit_outcome(
+                game.totals, game.forfeited_sides, labels, gettext
             )
         tables.append(table)
     return tables

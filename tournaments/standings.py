@@ -16,7 +16,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -105,6 +105,8 @@ class Record:
     points_for: float = 0
     points_against: float = 0
     buchholz: float = 0
+    # In a bracket, the place its results give so far (``elimination.finishes``).
+    bracket_finish: int | None = None
 
 
 class StandingRow(NamedTuple):
@@ -161,6 +163,8 @@ def gettext_noop(message: str) -> str:
     """Mark a label for translation here; pages translate it where they show it."""
     return message
 
+
+BRACKET_FINISH = "bracket_finish"
 
 METRICS: dict[str, Metric] = {
     metric.key: metric
@@ -249,8 +253,23 @@ METRICS: dict[str, Metric] = {
             gettext_noop("the entrant's seed: the final, fixed fallback"),
             attrgetter("seed"),
         ),
+        Metric(
+            BRACKET_FINISH,
+            gettext_noop("Bracket finish"),
+            False,
+            gettext_noop(
+                "a bracket ranks by it before any tiebreaker: the final's seats first in "
+                "their order there, then the third-place table's, then the round the "
+                "entrant went out in, a later round first; an entrant still in counts the "
+                "best place it can still reach"
+            ),
+            attrgetter("bracket_finish"),
+        ),
     )
 }
+# Only a bracket ranks by it (first, ahead of the tournament's order): not a tiebreaker
+# an organizer chooses.
+TIEBREAKERS = tuple(key for key in METRICS if key != BRACKET_FINISH)
 
 
 class SideResult(NamedTuple):
@@ -418,11 +437,15 @@ def compute_standings(
     settings: StandingsSettings,
     *,
     byes: Iterable[ByeRow] = (),
+    finishes: Mapping[int, int] | None = None,
 ) -> list[StandingRow]:
-    """Rank every entrant by the settings' tiebreak order, explaining each place."""
+    """Rank every entrant by the settings' tiebreak order, explaining each place; a
+    bracket's ``finishes`` (``elimination.finishes``) rank ahead of that order."""
     check_order(settings)
     counted = [g for g in games if g.finished or settings.include_live]
     records = _records(entrants, counted, settings, list(byes))
+    if finishes is not None:
+        settings = by_finish(records, finishes, settings)
 
     def games_for(entrant_ids: set[int]) -> dict[int, list[GameRow]]:
         games_of: dict[int, list[GameRow]] = defaultdict(list)
@@ -433,6 +456,22 @@ def compute_standings(
         return games_of
 
     return explain(rank(records, settings, games_for), settings.order)
+
+
+def by_finish(
+    records: Mapping[int, Record], finishes: Mapping[int, int], settings: StandingsSettings
+) -> StandingsSettings:
+    """A bracket's records with their finishes, and the settings that rank by them first
+    (the tournament's tiebreak order then ranks those with the same finish)."""
+    last = max(finishes.values(), default=0) + 1
+    for record in records.values():
+        record.bracket_finish = finishes.get(record.entrant_id, last)
+    return replace(settings, order=bracket_order(settings.order))
+
+
+def bracket_order(order: Sequence[str]) -> tuple[str, ...]:
+    """The order a bracket's standings are ranked by: its finish, then ``order``."""
+    return (BRACKET_FINISH, *(key for key in order if key != BRACKET_FINISH))
 
 
 def check_order(settings: StandingsSettings) -> None:

@@ -42,6 +42,8 @@ from tournaments.standings import (
     StandingRow,
     StandingsSettings,
     add_game,
+    bracket_order,
+    by_finish,
     check_order,
     new_records,
     rank,
@@ -296,16 +298,82 @@ def _games_for(stage: StageRows):
     return games_for
 
 
-def rank_stages(tournament: Tournament) -> tuple[dict[int, list[StandingRow]], datetime | None]:
+def bracket_stages(tournament: Tournament) -> dict[int, Stage]:
+    """The tournament's bracket stages (their engine seats winners as games finish), by
+    id: their standings rank by the bracket's finish first (one query)."""
+    return {
+        stage.pk: stage
+        for stage in Stage.objects.filter(tournament=tournament).select_related("tournament")
+        if is_bracket(stage)
+    }
+
+
+def is_bracket(stage: Stage | None) -> bool:
+    """Whether the stage is a bracket: its engine seats winners as games finish."""
+    from tournaments.pairing import ENGINES
+
+    engine = ENGINES.get(stage.format) if stage is not None else None
+    return bool(engine and engine.advances)
+
+
+def stage_order(tournament: Tournament, stage: Stage | None) -> list[str]:
+    """The order a stage's standings are ranked and shown by: a bracket's by its finish
+    first, then the tournament's tiebreak order."""
+    order = list(tournament.tiebreak_order)
+    if is_bracket(stage):
+        return list(bracket_order(order))
+    return order
+
+
+def bracket_finishes(stage: Stage, entrant_ids) -> dict[int, int] | None:
+    """Per entrant of a bracket stage, the place its results give so far (see
+    ``elimination.finishes``); None when there is no bracket to read (too few entrants)."""
+    from tournaments.pairing import PairingError
+    from tournaments.pairing.base import ordered
+    from tournaments.pairing.elimination import finishes
+    from tournaments.services import pairing as adapter
+    from tournaments.services.rounds import _stage_entrants
+
+    # The field and seeds the bracket was drawn from, as pairing takes them.
+    request = adapter.request_for(stage, _stage_entrants(stage), 1, None)
+    seeds = [stub.id for stub in ordered(request.stubs)]
+    try:
+        slots = request.engine.bracket(
+            len(seeds), table_size=request.table_size, settings=stage.settings
+        )
+    except PairingError:
+        return None
+    levels: dict[str, list[int]] = {}
+    results = adapter.bracket_results(stage, levels=levels)
+    return finishes(
+        slots,
+        seeds,
+        results,
+        advance=stage.settings.get("advance", 1),
+        field=entrant_ids,
+        levels=levels,
+    )
+
+
+def rank_stages(
+    tournament: Tournament, brackets: dict[int, Stage] | None = None
+) -> tuple[dict[int, list[StandingRow]], datetime | None]:
     """Every stage's standings computed now, in stage order, and the latest hand they
-    include."""
+    include. A bracket's are ranked by its finish first (``bracket_order``); ``brackets``
+    are the tournament's bracket stages where the caller has read them already."""
     settings = settings_for(tournament)
     check_order(settings)
+    if brackets is None:
+        brackets = bracket_stages(tournament)
     ranked = {}
     last_hand_at = None
     for stage_id, stage in load_records(tournament, settings).items():
         settle(stage.records, settings, stage.byes, stage.average)
-        ranked[stage_id] = rank(stage.records, settings, _games_for(stage))
+        ranking = settings
+        if stage_id in brackets:
+            finish = bracket_finishes(brackets[stage_id], list(stage.records))
+            ranking = by_finish(stage.records, finish or {}, settings)
+        ranked[stage_id] = rank(stage.records, ranking, _games_for(stage))
         if stage.last_hand_at and (last_hand_at is None or stage.last_hand_at > last_hand_at):
             last_hand_at = stage.last_hand_at
     return ranked, last_hand_at
@@ -435,10 +503,14 @@ def rebuild_standings(tournament_id: int) -> int:
     tournament = Tournament.objects.only(*RANKING_FIELDS).get(pk=tournament_id)
     started = timezone.now()
     with collector_paused():
-        ranked, last_hand = rank_stages(tournament)
+        brackets = bracket_stages(tournament)
+        ranked, last_hand = rank_stages(tournament, brackets)
         marks = officiating_marks(tournament.pk)
+        order = list(tournament.tiebreak_order)
         documents = {
-            stage_id: snapshot_document(rows, tournament.tiebreak_order, marks)
+            stage_id: snapshot_document(
+                rows, bracket_order(order) if stage_id in brackets else order, marks
+            )
             for stage_id, rows in ranked.items()
         }
     with transaction.atomic():

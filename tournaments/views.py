@@ -351,6 +351,12 @@ def entrant_page(request, slug: str, pk: int):
         Entrant.objects.select_related("tournament"), pk=pk, tournament=tournament
     )
     lines, _ = selectors.standing_lines(tournament, entrant=entrant)
+    # A bracket's line shows its finish too (the other stages' lines leave it blank).
+    order = max(
+        (selectors.stage_order(tournament, line.stage) for line in lines),
+        key=len,
+        default=list(tournament.tiebreak_order),
+    )
     return render(
         request,
         "tournaments/entrant.html",
@@ -358,7 +364,7 @@ def entrant_page(request, slug: str, pk: int):
             "tournament": tournament,
             "entrant": entrant,
             "lines": lines,
-            "columns": _metric_columns(list(tournament.tiebreak_order)),
+            "columns": _metric_columns(order),
             "tables": selectors.entrant_games(
                 entrant, include_drafts=allowed(request.user, "tournament.see_drafts", tournament)
             ),

@@ -5,7 +5,7 @@ from django import template
 from django.utils.translation import gettext
 
 from accounts.permissions import allowed
-from scoring import officiating
+from scoring import officiating, wording
 from scoring.models import Dispute, Game
 from scoring.selectors import ruleset_of
 
@@ -34,7 +34,26 @@ def officiating_state(game: Game, user) -> dict:
         "recorded": range(1, number),
         "manages": allowed(user, "game.manage", game),
         "forfeits": [s.display_name for s in seats if s.name in game.forfeits],
+        "outcome": _outcome(game, seats) if game.forfeits else "",
     }
+
+
+def _outcome(game: Game, seats) -> str:
+    by_name = {seat.name: seat.display_name for seat in seats}
+    labels = {
+        side: " & ".join(by_name.get(name, name) for name in side.split("+"))
+        for side in game.totals
+    }
+    return wording.forfeit_outcome(game.totals, game.forfeited_sides, labels, gettext)
+
+
+@register.simple_tag
+def forfeit_outcome(game: Game) -> str:
+    """How a game ended by a forfeit, in words ("Forfeit by D; A, B and C share first
+    place."); nothing for any other game."""
+    if not game.forfeits:
+        return ""
+    return _outcome(game, list(game.seats.order_by("position")))
 
 
 @register.simple_tag

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from tests.e2e.conftest import check_accessibility, log_in
+from tests.e2e.conftest import check_accessibility, fits, log_in, said
 from tests.factories import UserFactory
 from tournaments import services
 from tournaments.demo import play
@@ -16,16 +16,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PASSWORD = "correct-horse-battery"
 NAMES = [f"Jugador {i:02d}" for i in range(1, 10)]
 PHONE = {"width": 390, "height": 844}
-
-
-def said(page, text: str) -> None:
-    page.locator(".notice", has_text=text).first.wait_for()
-
-
-def fits(page) -> None:
-    """Nothing on the page is wider than the phone."""
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= PHONE["width"], width
 
 
 def test_check_in_seats_only_those_present_and_a_no_show_is_a_forfeit(live_server, browser, shot):

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from tests.e2e.conftest import check_accessibility, log_in
+from tests.e2e.conftest import check_accessibility, log_in, said
 from tests.factories import UserFactory
 from tournaments.demo import play
 from tournaments.models import Match, Round, Stage, Tournament
@@ -13,10 +13,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 PASSWORD = "correct-horse-battery"
 NAMES = [f"Jugador {i:02d}" for i in range(1, 19)]
-
-
-def said(page, text: str) -> None:
-    page.locator(".notice", has_text=text).first.wait_for()
 
 
 def test_organizer_runs_a_cutthroat_event_into_a_bracket(live_server, browser, shot):
@@ -57,6 +53,7 @@ def test_organizer_runs_a_cutthroat_event_into_a_bracket(live_server, browser, s
 
     page.get_by_role("link", name="Print table cards").click()
     page.emulate_media(media="print")
+    page.locator(".table-card-print").first.wait_for()
     assert page.locator(".table-card-print").count() == 5
     shot(page, "organizer-table-cards-print-preview")
     page.emulate_media(media="screen")
@@ -73,6 +70,7 @@ def test_organizer_runs_a_cutthroat_event_into_a_bracket(live_server, browser, s
     page.get_by_role("link", name="Finish the stage…").click()
     page.get_by_label("Top overall").fill("16")
     page.get_by_role("button", name="Show who goes through").click()
+    page.get_by_role("heading", name="16 go through to Final bracket").wait_for()
     assert page.locator("ol.through li").count() == 16
     page.get_by_role("button", name="and send them through").click()
     said(page, "Final bracket is seeded from its standings.")

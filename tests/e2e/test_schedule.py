@@ -16,6 +16,20 @@ PASSWORD = "correct-horse-battery"
 SHOTS = Path(os.environ.get("SHOTS", "test-output/e2e"))
 
 
+def schedule_line(browser, live_server, tournament, *, width, height, locale, says):
+    """The organizer's manage page at this size and language, once its schedule line
+    says ``says`` (and the page fits): the context, the page and the line."""
+    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    log_in(page, live_server.url, "organizer", PASSWORD, f"/t/{tournament.slug}/manage/")
+    line = page.locator(".schedule-state")
+    line.wait_for()
+    assert says in line.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    return context, page, line
+
+
 @pytest.mark.parametrize(
     ("width", "height", "locale", "ready", "button"),
     [
@@ -30,14 +44,9 @@ def test_the_manage_page_shows_the_stored_schedule(
     tournament = create_tournament(by=organizer, name="Copa", ruleset_key="cutthroat", table_size=4)
     register_entrants(tournament, by=organizer, text="\n".join(f"P{i:02d}" for i in range(12)))
     add_stage(tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 4})
-    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    log_in(page, live_server.url, "organizer", PASSWORD, f"/t/{tournament.slug}/manage/")
-    line = page.locator(".schedule-state")
-    line.wait_for()
-    assert ready in line.inner_text()
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    context, page, line = schedule_line(
+        browser, live_server, tournament, width=width, height=height, locale=locale, says=ready
+    )
     check_accessibility(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
     line.scroll_into_view_if_needed()
@@ -46,4 +55,38 @@ def test_the_manage_page_shows_the_stored_schedule(
         page.get_by_role("button", name=button).click()
         page.locator(".notice").first.wait_for()
         assert "Round 1 generated" in page.locator(".notice").first.inner_text()
+    context.close()
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "locale", "improving", "ready"),
+    [
+        (390, 844, "en-US", "Schedule ready to use: 4 rounds for 13 entrants", "Schedule ready:"),
+        (1280, 900, "es-ES", "Calendario listo para usar: 4 rondas para 13", "Calendario listo:"),
+    ],
+)
+def test_the_manage_page_follows_the_full_search_after_the_quick_one(
+    live_server, browser, width, height, locale, improving, ready
+):
+    from tournaments.models import StageSchedule
+
+    organizer = UserFactory(username="organizer", password=PASSWORD)
+    tournament = create_tournament(by=organizer, name="Copa", ruleset_key="cutthroat", table_size=4)
+    register_entrants(tournament, by=organizer, text="\n".join(f"P{i:02d}" for i in range(13)))
+    stage = add_stage(
+        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 4}
+    )
+    # As the task leaves it while its full search runs: the quick schedule stored.
+    state = StageSchedule.objects.filter(stage=stage)
+    state.update(status=StageSchedule.Status.IMPROVING, quick=True, repeats=9, unavoidable=False)
+    context, page, line = schedule_line(
+        browser, live_server, tournament, width=width, height=height, locale=locale, says=improving
+    )
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    line.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"schedule-improving-{width}-{locale}.png"))
+    state.update(status=StageSchedule.Status.READY, quick=False, repeats=7)
+    page.wait_for_function(
+        "text => document.querySelector('.schedule-state').innerText.includes(text)", arg=ready
+    )  # the page polls while the full search runs, and stops once it is ready
     context.close()

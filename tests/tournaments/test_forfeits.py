@@ -4,18 +4,21 @@ the API and the exports say so."""
 import csv
 import io
 import random
+from html import escape
 
 import pytest
 from django.core.exceptions import PermissionDenied
 
 from scoring.models import Game
+from scoring.officiating import forfeit_seat
 from scoring.services import reopen_game
-from tests.factories import UserFactory, client_for, event_referee
+from tests.factories import UserFactory, client_for, event_referee, partners_round
 from tests.test_pages import make_event
 from tournaments import services
 from tournaments.demo import play
 from tournaments.exports import csv_lines, results_rows, standings_rows
 from tournaments.models import MatchSeat
+from tournaments.selectors import standing_lines
 from tournaments.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db
@@ -136,3 +139,77 @@ def test_a_withdrawal_forfeits_the_unfinished_games_and_keeps_the_played_ones(ev
     services.withdraw(played.entrant, by=organizer)
     played.refresh_from_db()
     assert played.did_not_play == "" and not played.forfeit
+
+
+def _table_lines(tournament, match):
+    lines, _ = standing_lines(tournament)
+    at_table = set(match.seats.values_list("entrant_id", flat=True))
+    return [line for line in lines if line.entrant_id in at_table]
+
+
+@pytest.mark.parametrize("points", [None, {"4": {"1": 3, "2": 2, "3": 1}}])
+def test_a_no_show_before_any_hand_leaves_the_others_sharing_first_place(
+    event, organizer, points, client
+):
+    """RULES.md, Officiating: the others keep their order by total, so the three level at
+    0 share first place (a drawn game among them) and the no-show is last."""
+    tournament, _, (match, _) = event
+    if points:
+        services.update_tournament(tournament, by=organizer, placement_points=points)
+    absent = seat_at(match, 3)
+    services.record_did_not_play(absent, by=organizer, reason="no_show")
+    game = match.game
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED and game.winner == ""
+    seats = {s.position: s for s in match.seats.select_related("entrant")}
+    assert [seats[p].placement for p in range(4)] == [1, 1, 1, 4]
+    assert not any(seat.won for seat in seats.values())
+
+    rebuild_standings(tournament.pk)
+    lines = _table_lines(tournament, match)
+    by_entrant = {line.entrant_id: line for line in lines}
+    others = [by_entrant[seats[p].entrant_id] for p in range(3)]
+    no_show = by_entrant[absent.entrant_id]
+    # The three share the placing and its points: a placement table's first place each,
+    # or under a win 1 no win for anyone, as in any drawn game.
+    shared = 3 if points else 0
+    assert [line.metrics["match_points"] for line in others] == [shared] * 3
+    assert no_show.metrics["match_points"] == 0
+    assert max(line.position for line in others) < no_show.position
+    assert no_show.marks == "f" and not any(line.marks for line in others)
+
+    # Every page says how the game ended, in words, in English and in Spanish.
+    names = [seats[p].entrant.name for p in range(4)]
+    said = f"Forfeit by {names[3]}; {names[0]}, {names[1]} and {names[2]} share first place."
+    dicho = (
+        f"Abandono de {names[3]}; {names[0]}, {names[1]} y {names[2]} comparten el primer puesto."
+    )
+    viewer = client_for(None)
+    assert said in viewer.get(f"/t/{tournament.slug}/").content.decode()  # the table's card
+    spanish = viewer.get(f"/t/{tournament.slug}/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert dicho in spanish
+    assert said in viewer.get(f"/games/{game.pk}/").content.decode()
+    client.force_login(organizer)
+    scoring = client.get(f"/games/{game.pk}/score/")
+    assert scoring.status_code == 200
+    scoring = scoring.content.decode()
+    assert said in scoring and "Game over: a draw." not in scoring
+
+
+def test_a_partners_forfeit_still_gives_the_other_team_the_win():
+    tournament, organizer, _, games = partners_round(teams=2)
+    game = games[0]
+    match = game.match
+    forfeit_seat(game, "B", "left the hall", organizer)
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED and game.winner == "A+C"
+    seats = {s.position: s for s in match.seats.select_related("entrant")}
+    assert (seats[0].placement, seats[0].won) == (1, True)
+    assert (seats[1].placement, seats[1].won, seats[1].forfeit) == (2, False, True)
+    rebuild_standings(tournament.pk)
+    lines, _ = standing_lines(tournament)
+    assert [line.entrant_id for line in lines] == [seats[0].entrant_id, seats[1].entrant_id]
+    assert [line.metrics["match_points"] for line in lines] == [1, 0]
+    page = client_for(None).get(f"/t/{tournament.slug}/").content.decode()
+    names = [seats[0].entrant.name, seats[1].entrant.name]
+    assert escape(f"Forfeit by {names[1]}; {names[0]} wins.") in page

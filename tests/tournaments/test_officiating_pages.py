@@ -262,12 +262,13 @@ def test_standings_and_exports_mark_disputes_forfeits_and_disqualifications(
     answer = client.get(f"/t/{tournament.slug}/export/standings.csv")
     csv = b"".join(answer.streaming_content).decode().splitlines()
     header = csv[0].split(",")
-    assert header[-3:] == ["disputed", "forfeit", "disqualified"]
+    # The bracket's finish was appended after the marks (blank outside a bracket).
+    assert header[-4:] == ["disputed", "forfeit", "disqualified", "bracket_finish"]
     by_name = {line.split(",")[4]: line.split(",") for line in csv[1:]}
     b_name = Entrant.objects.get(pk=seat_b.entrant_id).name
     a_name = Entrant.objects.get(pk=seat_a.entrant_id).name
-    assert by_name[b_name][-3:] == ["yes", "yes", "no"]
-    assert by_name[a_name][-3:] == ["yes", "no", "yes"]
+    assert by_name[b_name][-4:] == ["yes", "yes", "no", ""]
+    assert by_name[a_name][-4:] == ["yes", "no", "yes", ""]
 
 
 def test_dispute_photos_are_served_to_officials_only(

@@ -84,7 +84,7 @@ def test_every_round_reads_the_stored_schedule_without_searching(
     with django_capture_on_commit_callbacks(execute=True):
         stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
 
-    def no_search(need):
+    def no_search(need, **kwargs):
         raise AssertionError("searched again")
 
     monkeypatch.setattr(adapter, "compute_schedule", no_search)
@@ -108,9 +108,9 @@ def test_pairing_never_searches_while_holding_the_locks(organizer, monkeypatch):
         events.append("lock")
         return lock(tournament)
 
-    def searching(need):
+    def searching(need, **kwargs):
         events.append("search")
-        return search(need)
+        return search(need, **kwargs)
 
     def generating(stage, **kwargs):
         try:
@@ -268,3 +268,188 @@ def test_the_sweep_moves_on_winners_an_outage_left_waiting(organizer):
     assert not Match.objects.filter(round__stage=stage, slot="R2-1").exists()
     assert sweep_brackets() == 1
     assert Match.objects.filter(round__stage=stage, slot="R2-1").exists()
+
+
+@pytest.fixture
+def small_budgets(monkeypatch):
+    """The quick and full searches with smaller caps (the same search, faster tests): at
+    13 players, tables of four, five rounds, the quick one stops with more repeats."""
+    from tournaments.pairing import table_round_robin
+
+    monkeypatch.setattr(table_round_robin, "QUICK_EVALUATION_BUDGET", 3_000)
+    monkeypatch.setattr(table_round_robin, "EVALUATION_BUDGET", 60_000)
+
+
+def rr_stage(organizer, players=13, rounds=5):
+    tournament = event(organizer, players)
+    stage = add_stage(  # no task runs here: nothing commits in a test
+        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": rounds}
+    )
+    StageSchedule.objects.create(stage=stage)  # the task is asked for and has not run yet
+    return tournament, stage
+
+
+def test_generating_a_round_with_nothing_stored_searches_with_the_quick_budget(
+    organizer, small_budgets, monkeypatch
+):
+    from tournaments.pairing import table_round_robin
+
+    _tournament, stage = rr_stage(organizer)
+    assert not ScheduleEntry.objects.filter(stage=stage).exists()
+    asked = []
+    replan = table_round_robin.replan
+
+    def spying(*args, **kwargs):
+        asked.append(kwargs.get("quick"))
+        return replan(*args, **kwargs)
+
+    monkeypatch.setattr(table_round_robin, "replan", spying)
+    generate_round(stage, by=organizer)
+    assert asked == [True]
+    entries = ScheduleEntry.objects.filter(stage=stage)
+    assert entries.count() == 5
+    assert all(entry.quick for entry in entries)  # the task's full search may replace it
+    assert all(3_000 < entry.work < 10_000 for entry in entries)
+    # Until the task runs, the page says it is waiting for it.
+    assert StageSchedule.objects.get(stage=stage).status == StageSchedule.Status.QUEUED
+
+
+def test_the_task_replaces_the_quick_schedule_by_the_full_one_before_any_round(
+    organizer, small_budgets, monkeypatch
+):
+    tournament, stage = rr_stage(organizer)
+    browser = Client()
+    browser.force_login(organizer)
+    seen = []
+    search = adapter.compute_schedule
+
+    def watching(need, **kwargs):
+        if not kwargs.get("quick"):  # the full search: the quick plan is stored and shown
+            state = StageSchedule.objects.get(stage=stage)
+            quick = ScheduleEntry.objects.filter(stage=stage)
+            page = browser.get(f"/t/{tournament.slug}/stages/{stage.pk}/schedule/")
+            seen.append(
+                (
+                    state.status,
+                    state.repeats,
+                    sorted(quick.values_list("quick", flat=True)),
+                    page.content.decode(),
+                )
+            )
+        return search(need, **kwargs)
+
+    monkeypatch.setattr(adapter, "compute_schedule", watching)
+    assert adapter.plan_stage(stage.pk) == StageSchedule.Status.READY
+    ((status, quick_repeats, flags, page),) = seen
+    assert status == StageSchedule.Status.IMPROVING
+    assert flags == [True] * 5
+    assert f"Schedule ready to use: 5 rounds for 13 entrants; repeat meetings: {quick_repeats}" in (
+        page
+    )
+    assert "hx-trigger" in page  # still polled while the full search runs
+    state = StageSchedule.objects.get(stage=stage)
+    assert state.repeats < quick_repeats
+    assert not state.quick
+    entries = ScheduleEntry.objects.filter(stage=stage)
+    assert entries.count() == 5  # the quick plan's entries are gone
+    assert not any(entry.quick for entry in entries)
+    first = entries.get(round_number=1)
+    round_ = generate_round(stage, by=organizer)
+    tables = [
+        [seat.entrant_id for seat in match.seats.order_by("position")]
+        for match in round_.matches.order_by("table_number")
+    ]
+    assert tables == first.tables
+    page = browser.get(f"/t/{tournament.slug}/stages/{stage.pk}/schedule/").content.decode()
+    assert f"Schedule ready: 5 rounds for 13 entrants; repeat meetings: {state.repeats}." in page
+    assert "hx-trigger" not in page
+
+
+def test_a_round_generated_during_the_full_search_keeps_its_tables(
+    organizer, small_budgets, monkeypatch
+):
+    """The full search never replaces a round already generated: the rounds left are
+    searched in full around the meetings played, kept only if they repeat fewer."""
+    from tournaments.pairing.round_robin import plan_repeats, stored_plan
+
+    _tournament, stage = rr_stage(organizer)
+    generated = []
+    search = adapter.compute_schedule
+
+    def organizer_presses(need, **kwargs):
+        if not kwargs.get("quick") and not generated:
+            generated.append(generate_round(stage, by=organizer))  # from the quick plan
+        return search(need, **kwargs)
+
+    monkeypatch.setattr(adapter, "compute_schedule", organizer_presses)
+    adapter.ensure_schedules(stage, _needs(stage), quick=True)
+    quick = {e.key: adapter._as_engine_entry(e) for e in ScheduleEntry.objects.filter(stage=stage)}
+    (need_one,) = _needs(stage)
+    quick_plan = stored_plan(need_one, quick)
+    assert adapter.plan_stage(stage.pk) == StageSchedule.Status.READY
+    (round_,) = generated
+    tables = [
+        [seat.entrant_id for seat in match.seats.order_by("position")]
+        for match in round_.matches.order_by("table_number")
+    ]
+    assert tables == quick_plan[need_one.key]["tables"]  # round 1 is the quick plan's
+    assert ScheduleEntry.objects.get(stage=stage, key=need_one.key).tables == tables
+    # Round 2 on: what the next round reads is settled (searched in full) and repeats no
+    # more than the quick plan's rounds left did.
+    (need_two,) = _needs(stage)
+    assert need_two.first_round == 2
+    rows = {e.key: adapter._as_engine_entry(e) for e in ScheduleEntry.objects.filter(stage=stage)}
+    rest = stored_plan(need_two, rows)
+    assert rest is not None and not any(entry["quick"] for entry in rest.values())
+    quick_rest = stored_plan(need_two, quick)
+    assert plan_repeats(need_two, rest) <= plan_repeats(need_two, quick_rest)
+    state = StageSchedule.objects.get(stage=stage)
+    assert (state.first_round, state.rounds, state.quick) == (2, 4, False)
+
+
+def _needs(stage):
+    stage = type(stage).objects.select_related("tournament").get(pk=stage.pk)
+    needs, _number, _total = adapter._needs_now(stage)
+    return needs
+
+
+@pytest.mark.parametrize(
+    ("status", "quick", "says", "polled"),
+    [
+        ("queued", False, "waiting to be computed", True),
+        ("computing", False, "Schedule: computing 5 rounds for 13 entrants", True),
+        ("improving", True, "Schedule ready to use: 5 rounds for 13 entrants", True),
+        ("ready", False, "Schedule ready: 5 rounds for 13 entrants; repeat meetings: 7.", False),
+        ("ready", True, "paired from the quick search's schedule before the full", False),
+    ],
+)
+def test_the_manage_page_says_where_the_search_stands(organizer, status, quick, says, polled):
+    tournament, stage = rr_stage(organizer)
+    StageSchedule.objects.filter(stage=stage).update(
+        status=status, quick=quick, entrants=13, rounds=5, repeats=7, unavoidable=False
+    )
+    browser = Client()
+    browser.force_login(organizer)
+    page = browser.get(f"/t/{tournament.slug}/stages/{stage.pk}/schedule/").content.decode()
+    assert says in page.replace("&#x27;", "'")
+    assert ("hx-trigger" in page) == polled
+
+
+def test_a_quick_schedule_left_in_use_is_said_to_be_one(organizer, small_budgets, monkeypatch):
+    """If rounds keep being generated during the full searches, the task stops after a
+    few passes and says the rounds left come from the quick search."""
+    _tournament, stage = rr_stage(organizer)
+    search = adapter.compute_schedule
+    monkeypatch.setattr(adapter, "MAX_PASSES", 1)
+
+    def organizer_presses(need, **kwargs):
+        if not kwargs.get("quick") and not stage.rounds.exists():
+            generate_round(stage, by=organizer)
+        return search(need, **kwargs)
+
+    monkeypatch.setattr(adapter, "compute_schedule", organizer_presses)
+    assert adapter.plan_stage(stage.pk) == StageSchedule.Status.READY
+    state = StageSchedule.objects.get(stage=stage)
+    assert (state.status, state.first_round, state.rounds, state.quick) == ("ready", 2, 4, True)
+    (need,) = _needs(stage)
+    assert adapter.stored(stage, [need.key])[need.key]["quick"]

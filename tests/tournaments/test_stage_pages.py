@@ -189,6 +189,47 @@ def test_pools_into_a_bracket_through_the_api(organizer):
     assert Stage.objects.get(tournament__slug=slug, order=2).entrants.count() == 4
 
 
+def test_the_api_lists_who_goes_through_and_finishes_only_on_that_list(organizer):
+    api = client_for(organizer)
+    tournament = eight(organizer)
+    services.add_stage(
+        tournament, by=organizer, name="Grupos", format="pools", settings={"pools": 2, "advance": 2}
+    )
+    services.add_stage(tournament, by=organizer, name="Final", format="single_elimination")
+    pools = Stage.objects.get(tournament=tournament, order=1)
+    round_ = services.generate_round(pools, by=organizer)
+    services.publish_round(round_, by=organizer)
+    play_round(round_, organizer)
+    address = "/api/v1/tournaments/copa/stages/1/finish/"
+
+    assert api.get(address, {"top": "abc"}).status_code == 400
+    assert client_for(UserFactory()).get(address).status_code in (403, 404)
+    shown = api.get(address, {"per_pool": 2})
+    assert shown.status_code == 200, shown.json()
+    listed = shown.json()["going_through"]
+    assert [entry["pool"] for entry in listed] == ["1", "2", "1", "2"]
+    assert {entry["name"] for entry in listed} <= set(
+        tournament.entrants.values_list("name", flat=True)
+    )
+    ids = [entry["id"] for entry in listed]
+
+    # A list that is not who goes through now changes nothing and is answered with the
+    # list as it is.
+    refused = api.post(address, {"per_pool": 2, "expected": ids[::-1]}, format="json")
+    assert refused.status_code == 409, refused.json()
+    assert refused.json()["going_through"] == listed
+    assert "changed since the list was shown" in refused.json()["detail"]
+    assert Stage.objects.get(pk=pools.pk).status == Stage.Status.RUNNING
+    assert not Stage.objects.get(tournament=tournament, order=2).entrants.exists()
+
+    done = api.post(address, {"per_pool": 2, "expected": ids}, format="json")
+    assert done.status_code == 200, done.json()
+    assert done.json()["next"]["name"] == "Final"
+    final = Stage.objects.get(tournament=tournament, order=2)
+    assert sorted(final.entrants.values_list("pk", flat=True)) == sorted(ids)
+    assert final.settings["seeding"] == ids
+
+
 def test_pools_into_a_bracket_from_the_pages(client, organizer):
     tournament = eight(organizer)
     client.force_login(organizer)

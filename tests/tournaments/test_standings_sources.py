@@ -21,7 +21,7 @@ from tournaments.models import Entrant, Match, MatchSeat, Round, Stage, Tourname
 from tournaments.services import (
     record_seat_results,
 )
-from tournaments.standings import METRICS, compute_standings, explain, side_results
+from tournaments.standings import TIEBREAKERS, compute_standings, explain, side_results
 from tournaments.standings_store import rank_stages, settings_for
 
 pytestmark = pytest.mark.django_db
@@ -136,7 +136,7 @@ def _seat(round_: Round, number: int, table: list[Entrant], rng: random.Random) 
     record_seat_results(game)
 
 
-ORDERS = st.permutations(list(METRICS)).map(lambda keys: [*keys[: len(keys) // 2], "seed"])
+ORDERS = st.permutations(list(TIEBREAKERS)).map(lambda keys: [*keys[: len(keys) // 2], "seed"])
 
 
 @settings(

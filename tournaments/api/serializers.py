@@ -166,11 +166,37 @@ class StageSerializer(serializers.ModelSerializer):
         ]
 
 
-class StageFinishSerializer(serializers.Serializer):
+class StageFinishPreviewSerializer(serializers.Serializer):
     """How the next stage is seeded: the top N overall, or the top k of every pool."""
 
     top = bounded(*ADVANCING_RANGE, required=False, allow_null=True, default=None)
     per_pool = bounded(*ADVANCING_RANGE, required=False, allow_null=True, default=None)
+
+
+class StageFinishSerializer(StageFinishPreviewSerializer):
+    """How the next stage is seeded, and optionally the list the organizer confirmed."""
+
+    expected = serializers.ListField(
+        child=bounded(1, ID_MAX, _("An entrant's id is a whole number from 1.")),
+        required=False,
+        allow_null=True,
+        default=None,
+        max_length=10_000,
+        help_text="The entrants' ids the organizer was shown (GET this address with the same "
+        "top and per_pool), in order. If who goes through is not that list any more, "
+        "nothing changes and the answer is 409 with the list as it is now.",
+    )
+
+
+class GoingThroughSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    pool = serializers.CharField(help_text='The pool the entrant played in; "" outside pools.')
+
+
+class StageFinishPreviewResponseSerializer(serializers.Serializer):
+    stage = serializers.IntegerField()
+    going_through = GoingThroughSerializer(many=True)
 
 
 class SwapSerializer(serializers.Serializer):

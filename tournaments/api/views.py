@@ -1,21 +1,26 @@
 """The tournaments API: events, entrants, stages, rounds (with pairing flags) and matches."""
 
+import json
+
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q
-from django.http import Http404, HttpResponseNotModified
+from django.http import Http404, HttpResponse, HttpResponseNotModified
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import NotAuthenticated, PermissionDenied, ValidationError
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.idempotency import run_once
 from accounts.permissions import allowed
 from config.pagination import Pages, page_response
+from config.schema import ErrorSerializer
+from domain.i18n import told
 from domain.numbers import whole_number
 from domain.say import say
 from tournaments import live, selectors, services
@@ -212,17 +217,56 @@ class StageListView(TournamentMixin, APIView):
 
 
 class StageFinishView(TournamentMixin, APIView):
-    @extend_schema(request=s.StageFinishSerializer, responses=OpenApiTypes.OBJECT)
-    def post(self, request, slug: str, order: int):
+    """Finish a stage and seed the next: GET lists who would go through, POST does it."""
+
+    def _stage(self, request, slug: str, order: int) -> Stage:
         tournament = self.get_tournament(request, slug, manage=True)
         stage = Stage.objects.filter(tournament=tournament, order=order).first()
         if stage is None:
             raise Http404
+        return stage
+
+    @extend_schema(
+        parameters=[s.StageFinishPreviewSerializer],
+        responses={
+            200: s.StageFinishPreviewResponseSerializer,
+            409: OpenApiResponse(
+                ErrorSerializer, description="The stage cannot finish yet (no game played...)."
+            ),
+        },
+    )
+    def get(self, request, slug: str, order: int):
+        stage = self._stage(request, slug, order)
+        given = {
+            name: whole_number(value) if whole_number(value) is not None else value
+            for name, value in request.query_params.items()
+            if name in ("top", "per_pool")
+        }
+        asked = s.StageFinishPreviewSerializer(data=given)
+        asked.is_valid(raise_exception=True)
+        chosen = services.finish_preview(stage, by=request.user, **asked.validated_data)
+        return Response({"stage": order, "going_through": selectors.going_through(stage, chosen)})
+
+    @extend_schema(request=s.StageFinishSerializer, responses=OpenApiTypes.OBJECT)
+    def post(self, request, slug: str, order: int):
+        stage = self._stage(request, slug, order)
 
         def finish():
             body = s.StageFinishSerializer(data=request.data)
             body.is_valid(raise_exception=True)
-            following = services.finish_stage(stage, by=request.user, **body.validated_data)
+            try:
+                following = services.finish_stage(stage, by=request.user, **body.validated_data)
+            except services.RankingChanged as changed:
+                now = services.finish_preview(
+                    stage,
+                    by=request.user,
+                    top=body.validated_data["top"],
+                    per_pool=body.validated_data["per_pool"],
+                )
+                return Response(
+                    changed.body(told) | {"going_through": selectors.going_through(stage, now)},
+                    status=status.HTTP_409_CONFLICT,
+                )
             return Response(
                 {
                     "finished": order,
@@ -443,14 +487,34 @@ class StandingsView(TournamentMixin, APIView):
             response = Response(status=status.HTTP_304_NOT_MODIFIED)
             response["ETag"] = tag
             return response
-        order = list(tournament.tiebreak_order)
-        rows, _ = selectors.standing_lines(tournament, stage=stage)
-        body = {
+        order = selectors.stage_order(tournament, stage)
+        head = {
             "stage": stage.order,
             "order": order,
             "computed_at": mark.computed_at,
             "stale": mark.stale,
-            "rows": [
+        }
+        rows = _standings_rows(tournament, stage, mark, order)
+        if getattr(request.accepted_renderer, "format", "") == "json":
+            # The rows as kept, spliced in: no poller renders them again.
+            content = JSONRenderer().render(head)[:-1] + b',"rows":' + rows + b"}"
+            response = HttpResponse(content, content_type="application/json")
+        else:  # the browsable API
+            response = Response({**head, "rows": json.loads(rows)})
+        response["ETag"] = tag
+        return response
+
+
+def _standings_rows(tournament: Tournament, stage: Stage, mark, order: list[str]) -> bytes:
+    """A stage's standings rows as JSON, rendered once per content of the standings and
+    kept for every poller that asks for the same (each change is read and rendered once,
+    not once a poller)."""
+    key = f"live:standings-rows:{stage.pk}:{mark.digest}"
+    rows = cache.get(key)
+    if rows is None:
+        lines, _ = selectors.standing_lines(tournament, stage=stage)
+        rows = JSONRenderer().render(
+            [
                 {
                     "rank": row.rank,
                     "tied": row.tied,
@@ -461,12 +525,11 @@ class StandingsView(TournamentMixin, APIView):
                     "all_metrics": row.metrics,
                     "reason": row.reason,
                 }
-                for row in rows
-            ],
-        }
-        response = Response(body)
-        response["ETag"] = tag
-        return response
+                for row in lines
+            ]
+        )
+        cache.set(key, rows, live.TAG_SECONDS)
+    return rows
 
 
 class RoundSwapView(TournamentMixin, APIView):

@@ -1,9 +1,11 @@
 """Resolvable designs for tables of four: schedules where no two players meet twice.
 
 Each design is a list of rounds (parallel classes), each a list of tables of player
-indices. The first two come from finite geometry and are found at first use by small
-exact-cover searches (milliseconds, always the same answer), then kept; the third is
-data computed once by a tool in ``tools/``:
+indices. The first two come from finite geometry and small exact-cover searches (always
+the same answer): the first is found at first use (milliseconds) and kept, the second's
+search takes about a second, too long for a round wanted at once, so its answer is kept
+here as data (a test checks it is the search's); the third is data computed once by a
+tool in ``tools/``:
 
 - 28 players, 9 rounds: the Hermitian unital of order 3 (the points of x⁴ + y⁴ + z⁴ = 0
   in the projective plane over GF(9), blocks cut by its secant lines), resolved into
@@ -119,8 +121,15 @@ def hermitian_unital_28() -> Design:
 # --- 40: a packing of PG(3, 3) -----------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1)
 def pg33_packing_40() -> Design:
+    """The packing of PG(3, 3), kept as data: its search (``pg33_packing_search``) takes
+    about a second, too long for a round wanted at once."""
+    return [list(spread) for spread in PG33_PACKING_40]
+
+
+@functools.lru_cache(maxsize=1)
+def pg33_packing_search() -> Design:
+    """The 13 spreads of PG(3, 3)'s lines, by the exact-cover search (the data below)."""
     q = 3
     points = _projective_points(range(q), 4, 1, 0)
     index = {p: i for i, p in enumerate(points)}
@@ -140,6 +149,167 @@ def pg33_packing_40() -> Design:
         }
         lines.add(tuple(sorted(index[p] for p in span)))
     return _resolve(len(points), sorted(lines))
+
+
+# The 13 spreads ``pg33_packing_search`` finds (always the same), each 10 lines of 4 points.
+PG33_PACKING_40 = (
+    (
+        (0, 1, 2, 3),
+        (4, 13, 22, 31),
+        (5, 16, 26, 36),
+        (6, 19, 30, 38),
+        (7, 15, 27, 39),
+        (8, 18, 28, 32),
+        (9, 21, 23, 34),
+        (10, 14, 29, 35),
+        (11, 17, 24, 37),
+        (12, 20, 25, 33),
+    ),
+    (
+        (0, 4, 5, 6),
+        (1, 13, 16, 19),
+        (2, 22, 26, 30),
+        (3, 31, 36, 38),
+        (7, 17, 29, 32),
+        (8, 20, 24, 34),
+        (9, 14, 25, 39),
+        (10, 21, 27, 33),
+        (11, 15, 28, 35),
+        (12, 18, 23, 37),
+    ),
+    (
+        (0, 10, 11, 12),
+        (1, 15, 18, 21),
+        (2, 32, 36, 37),
+        (3, 24, 26, 28),
+        (4, 16, 25, 34),
+        (5, 19, 29, 39),
+        (6, 14, 22, 33),
+        (7, 20, 23, 35),
+        (8, 17, 30, 31),
+        (9, 13, 27, 38),
+    ),
+    (
+        (0, 7, 8, 9),
+        (1, 14, 17, 20),
+        (2, 31, 35, 39),
+        (3, 23, 25, 30),
+        (4, 18, 27, 36),
+        (5, 21, 28, 38),
+        (6, 13, 24, 32),
+        (10, 16, 22, 37),
+        (11, 19, 26, 33),
+        (12, 15, 29, 34),
+    ),
+    (
+        (0, 13, 14, 15),
+        (1, 5, 8, 11),
+        (2, 24, 25, 29),
+        (3, 32, 34, 39),
+        (4, 19, 28, 37),
+        (6, 16, 27, 35),
+        (7, 18, 30, 33),
+        (9, 20, 22, 36),
+        (10, 17, 23, 38),
+        (12, 21, 26, 31),
+    ),
+    (
+        (0, 16, 17, 18),
+        (1, 4, 7, 10),
+        (2, 33, 34, 38),
+        (3, 22, 27, 29),
+        (5, 14, 24, 31),
+        (6, 20, 28, 39),
+        (8, 19, 23, 36),
+        (9, 15, 26, 37),
+        (11, 21, 25, 32),
+        (12, 13, 30, 35),
+    ),
+    (
+        (0, 37, 38, 39),
+        (1, 6, 9, 12),
+        (2, 23, 27, 28),
+        (3, 13, 18, 20),
+        (4, 17, 26, 35),
+        (5, 15, 22, 32),
+        (7, 21, 24, 36),
+        (8, 16, 29, 33),
+        (10, 19, 25, 31),
+        (11, 14, 30, 34),
+    ),
+    (
+        (0, 31, 32, 33),
+        (1, 23, 26, 29),
+        (2, 15, 16, 20),
+        (3, 5, 7, 12),
+        (4, 21, 30, 39),
+        (6, 17, 25, 36),
+        (8, 14, 27, 37),
+        (9, 19, 24, 35),
+        (10, 13, 28, 34),
+        (11, 18, 22, 38),
+    ),
+    (
+        (0, 22, 23, 24),
+        (1, 31, 34, 37),
+        (2, 6, 7, 11),
+        (3, 14, 16, 21),
+        (4, 20, 29, 38),
+        (5, 18, 25, 35),
+        (8, 13, 26, 39),
+        (9, 17, 28, 33),
+        (10, 15, 30, 36),
+        (12, 19, 27, 32),
+    ),
+    (
+        (0, 25, 26, 27),
+        (1, 32, 35, 38),
+        (2, 13, 17, 21),
+        (3, 6, 8, 10),
+        (4, 15, 24, 33),
+        (5, 20, 30, 37),
+        (7, 19, 22, 34),
+        (9, 18, 29, 31),
+        (11, 16, 23, 39),
+        (12, 14, 28, 36),
+    ),
+    (
+        (0, 19, 20, 21),
+        (1, 22, 25, 28),
+        (2, 4, 8, 12),
+        (3, 33, 35, 37),
+        (5, 17, 27, 34),
+        (6, 15, 23, 31),
+        (7, 14, 26, 38),
+        (9, 16, 30, 32),
+        (10, 18, 24, 39),
+        (11, 13, 29, 36),
+    ),
+    (
+        (0, 28, 29, 30),
+        (1, 33, 36, 39),
+        (2, 5, 9, 10),
+        (3, 15, 17, 19),
+        (4, 14, 23, 32),
+        (6, 18, 26, 34),
+        (7, 13, 25, 37),
+        (8, 21, 22, 35),
+        (11, 20, 27, 31),
+        (12, 16, 24, 38),
+    ),
+    (
+        (0, 34, 35, 36),
+        (1, 24, 27, 30),
+        (2, 14, 18, 19),
+        (3, 4, 9, 11),
+        (5, 13, 23, 33),
+        (6, 21, 29, 37),
+        (7, 16, 28, 31),
+        (8, 15, 25, 38),
+        (10, 20, 26, 32),
+        (12, 17, 22, 39),
+    ),
+)
 
 
 # --- 32: translates in GF(2)^5 ------------------------------------------------------------

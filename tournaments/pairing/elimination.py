@@ -9,7 +9,7 @@ first-round tables in snake order and the top ``advance`` of each table go throu
 nobody to beat (a bye) is settled at once.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -376,3 +376,82 @@ class SingleElimination(EngineBase):
                     tables.append(Table(through, bye=True, slot=slot.key))
                     flags.append(Flag("bye", say("Bye: nobody to play at this table."), through))
         return PairingResult(tuple(tables), tuple(flags))
+
+
+def finishes(
+    bracket: Sequence[Slot],
+    seeds: Sequence[int],
+    results: Mapping[str, Sequence[int]],
+    *,
+    advance: int = 1,
+    field: Iterable[int] = (),
+    levels: Mapping[str, Sequence[int]] | None = None,
+) -> dict[int, int]:
+    """Per entrant of ``field`` and of the bracket, the place the bracket gives it so far
+    (1 the champion), for the standings to rank by before any tiebreaker.
+
+    The final's seats take the first places in their order there, then the third-place
+    table's; everyone else shares the place of the round they went out in, a later round
+    better (in a double elimination, the losers' round they went out in). An entrant
+    still in counts the best place it can still reach: 1 on the way to the final, the
+    third-place table's first place on the way there. An entrant of ``field`` the
+    bracket never seated (withdrawn before it began) comes after all of them. ``levels``
+    gives a played slot's placings in its ranking's order (1, 2, 2, 4): seats of the
+    final or the third-place table level there share the better place.
+    """
+    _, settled = settle(bracket, seeds, results, advance=advance)
+    by_key = {slot.key: slot for slot in bracket}
+    target = {source: slot.key for slot in bracket for source in slot.sources}
+
+    def seats(slot: Slot) -> int:
+        return len(slot.seeds) if slot.seeds else len(slot.sources)
+
+    exits = {
+        slot.key: [p for p in range(seats(slot)) if (slot.key, p) not in target] for slot in bracket
+    }
+    # Tables that place everyone they seat: the final (the champion's), then third place.
+    final = max((s for s in bracket if not s.third_place), key=lambda s: s.round)
+    placing = [final] + [s for s in bracket if s.third_place and s is not final]
+    place: dict[tuple[str, int], int] = {}
+    next_place = 1
+    for slot in placing:
+        for p in exits[slot.key]:
+            place[(slot.key, p)] = next_place
+            next_place += 1
+    # Everyone else by the round they went out in, a later round first, sharing a place.
+    rounds = sorted({s.round for s in bracket if s not in placing and exits[s.key]}, reverse=True)
+    for number in rounds:
+        group = [
+            (s.key, p)
+            for s in bracket
+            if s.round == number and s not in placing
+            for p in exits[s.key]
+        ]
+        for spot in group:
+            place[spot] = next_place
+        next_place += len(group)
+    best: dict[str, int] = {}
+
+    def best_from(key: str) -> int:
+        if key not in best:
+            best[key] = min(
+                place[(key, p)] if (key, p) in place else best_from(target[(key, p)])
+                for p in range(seats(by_key[key]))
+            )
+        return best[key]
+
+    finish: dict[int, int] = {}
+    levels = levels or {}
+    for slot in sorted(bracket, key=lambda s: s.round):
+        level = levels.get(slot.key, ())
+        for p, entrant_id in enumerate(settled.get(slot.key, ())):
+            if slot in placing and p < len(level) and level[p] - 1 < p:
+                p = level[p] - 1  # level with a seat above: the same place
+            spot = (slot.key, p)
+            finish[entrant_id] = place[spot] if spot in place else best_from(target[spot])
+    for entrant_id in seeds:
+        finish.setdefault(entrant_id, 1)  # in the first round, nothing played yet
+    outside = max(len(seeds), next_place - 1) + 1
+    for entrant_id in field:
+        finish.setdefault(entrant_id, outside)
+    return finish

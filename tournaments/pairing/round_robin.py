@@ -126,11 +126,13 @@ def schedule_key(
     return hashlib.sha256(payload.encode()).hexdigest()[:40]
 
 
-def compute_schedule(need: ScheduleNeed) -> dict[str, dict]:
+def compute_schedule(need: ScheduleNeed, *, quick: bool = False) -> dict[str, dict]:
     """Search the schedule a need names: one entry per round, each under its own key.
 
     Each round's key assumes the rounds before it were played as planned, so while
-    they are, every later round finds its tables without searching again.
+    they are, every later round finds its tables without searching again. ``quick``
+    searches with the small budget; each entry says whether that budget stopped the
+    search (``"quick"``: the full search may find fewer repeats) and the work it took.
     """
     met = {(a, b): count for a, b, count in need.met}
     remaining = need.total - need.first_round + 1
@@ -142,6 +144,7 @@ def compute_schedule(need: ScheduleNeed) -> dict[str, dict]:
         met=met,
         seat_counts=dict(need.seats),
         short_counts=dict(need.short),
+        quick=quick,
     )
     floor = table_round_robin.repeat_floor(need.players, plan.rounds, met)
     entries = {}
@@ -154,10 +157,35 @@ def compute_schedule(need: ScheduleNeed) -> dict[str, dict]:
             "tables": [list(table) for table in tables],
             "repeats": plan.repeats,
             "unavoidable": plan.repeats <= floor,
+            "quick": plan.quick,
+            "work": plan.work,
         }
         for key_pair, count in _meetings([tables]).items():
             running[key_pair] = running.get(key_pair, 0) + count
     return entries
+
+
+def stored_plan(need: ScheduleNeed, entries: Mapping[str, dict]) -> dict[str, dict] | None:
+    """The entries of one stored plan from the need's round on, found by following the
+    keys (each round's key names the meetings of the rounds before it); None where a
+    round is missing."""
+    running = {(a, b): count for a, b, count in need.met}
+    chain = {}
+    for number in range(need.first_round, need.total + 1):
+        key = schedule_key(need.players, number, need.total, need.table_size, need.seed, running)
+        entry = entries.get(key)
+        if entry is None:
+            return None
+        chain[key] = entry
+        for key_pair, count in _meetings([entry["tables"]]).items():
+            running[key_pair] = running.get(key_pair, 0) + count
+    return chain
+
+
+def plan_repeats(need: ScheduleNeed, chain: Mapping[str, dict]) -> int:
+    """Repeat meetings of a stored plan's rounds, counting the meetings already played."""
+    met = {(a, b): count for a, b, count in need.met}
+    return table_round_robin.count_repeats((entry["tables"] for entry in chain.values()), met)
 
 
 def round_flags(

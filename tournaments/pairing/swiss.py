@@ -10,6 +10,8 @@ second. The score is the tournament's match points (its placement points), as th
 standings count them.
 """
 
+import itertools
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -127,8 +129,10 @@ def pair_tables(field: list[EntrantStub], table_size: int, seed: int, round_numb
     neighbours together last. From the standings filled from the top, a descent swaps
     two entrants of different tables while that lowers the cost; where a repeat is left
     above the round's lower bound, a tabu search (the best swap of a repeating entrant,
-    uphill if need be, not undone for a few moves) looks further. Work is bounded by
-    moves, never by time, so the same input gives the same tables anywhere.
+    uphill if need be, not undone for a few moves) looks further, and where one is still
+    left (fields up to ``REPAIR_FIELD``) an exact search (``_Repair``) asks for a seating
+    with fewer. A pair that met k times counts k repeats. Work is bounded by moves and
+    search steps, never by time, so the same input gives the same tables anywhere.
     """
     sizes = table_sizes(len(field), table_size)
     search = _RoundSearch(field, sizes)
@@ -136,6 +140,11 @@ def pair_tables(field: list[EntrantStub], table_size: int, seed: int, round_numb
     if search.repeats(best) > search.floor():
         # A repeat the descent could not swap away: a tabu search over the round.
         best = search.descend(search.tabu(best, rng_for(seed, "swiss", round_number)))
+    if search.repeats(best) > search.floor() and len(field) <= REPAIR_FIELD:
+        # Still a repeat: an exact search for a seating with fewer, within its budget.
+        repair = _Repair(search)
+        while (fewer := repair.fewer(search.repeats(best))) is not None:
+            best = search.descend(fewer)
     flags = []
     result = []
     for table in best:
@@ -169,6 +178,196 @@ TABU_MOVES_BASE = 200
 TABU_MOVES_EACH = 20
 # In a larger field, score groups lie close: a table swaps with two tables either side.
 FAR_NEIGHBOURS = 2
+
+
+# The exact search for fewer repeats: fields up to this size, this many search steps.
+REPAIR_FIELD = 64
+REPAIR_STEPS = 3_000
+
+
+class _Repair:
+    """A seating with fewer repeats than the tabu search's, by a complete search.
+
+    It asks for a seating whose repeats stay within a budget: the most constrained
+    entrant left (fewest left he has not met) takes each table he can sit at within the
+    budget in turn, fewest repeats then the closest scores first. A branch ends when the
+    entrants left cannot fit what is left of the budget: each one's seat costs at least
+    his cheapest table's repeats split over its seats. Sets of entrants that failed are
+    remembered. The steps are counted across the round's searches: when they run out, the
+    seating found so far stands.
+    """
+
+    def __init__(self, search: "_RoundSearch"):
+        self.search = search
+        self.n = search.n
+        self.sizes = sorted(set(search.sizes))
+        self.met = [[search.met[i].get(j, 0) for j in range(self.n)] for i in range(self.n)]
+        self.free = [
+            sum(1 << j for j in range(self.n) if j != i and not self.met[i][j])
+            for i in range(self.n)
+        ]
+        self.steps = REPAIR_STEPS
+
+    def fewer(self, repeats: int) -> list[list[int]] | None:
+        """A seating with fewer than ``repeats`` repeats, or None (none, or out of steps)."""
+        counts = {s: self.search.sizes.count(s) for s in self.sizes}
+        everyone = (1 << self.n) - 1
+        self.failed: dict[tuple, int] = {}
+        kept: dict = {}
+        if self._bound(list(range(self.n)), everyone, counts, kept) >= repeats:
+            return None
+        tables: list[list[int]] = []
+        try:
+            found = self._fits(everyone, counts, repeats - 1, kept, tables)
+        except _OutOfSteps:
+            return None
+        return tables if found else None
+
+    def _cheapest(self, p: int, left: list[int], k: int) -> tuple[int, int]:
+        """The repeats of the cheapest table seating ``p`` with ``k`` of ``left``, and its
+        others (a bit mask)."""
+        row = self.met[p]
+        others = sorted((q for q in left if q != p), key=row.__getitem__)
+        if k == 1:
+            return row[others[0]], 1 << others[0]
+        if k in (2, 3):
+            return self._cheapest_small(row, others, k)
+        best, chosen = None, 0
+
+        def extend(start: int, members: list[int], cost: int) -> None:
+            nonlocal best, chosen
+            if best is not None and cost >= best:
+                return
+            if len(members) == k:
+                best, chosen = cost, sum(1 << q for q in members)
+                return
+            for idx in range(start, len(others) - (k - len(members)) + 1):
+                q = others[idx]
+                if best is not None and cost + row[q] >= best:
+                    break
+                add = row[q] + sum(self.met[q][c] for c in members)
+                members.append(q)
+                extend(idx + 1, members, cost + add)
+                members.pop()
+                if best == 0:
+                    return
+
+        extend(0, [], 0)
+        return best or 0, chosen
+
+    def _cheapest_small(self, row: list[int], others: list[int], k: int) -> tuple[int, int]:
+        """``_cheapest`` for two or three others: ``others`` rise in ``row``, so a loop ends
+        as soon as its least possible cost reaches the best found."""
+        met, m = self.met, len(others)
+        best, chosen = math.inf, 0
+        for i in range(m - k + 1):
+            a = others[i]
+            ra, wa = row[a], met[a]
+            if ra + sum(row[q] for q in others[i + 1 : i + k]) >= best:
+                break
+            for j in range(i + 1, m - k + 2):
+                b = others[j]
+                rab = ra + row[b]
+                if k == 2:
+                    if rab >= best:
+                        break
+                    if rab + wa[b] < best:
+                        best, chosen = rab + wa[b], (1 << a) | (1 << b)
+                        if not best:
+                            return 0, chosen
+                    continue
+                if rab + row[others[j + 1]] >= best:
+                    break
+                cab = rab + wa[b]
+                if cab >= best:
+                    continue
+                wb = met[b]
+                for c in others[j + 1 :]:
+                    if rab + row[c] >= best:
+                        break
+                    cost = cab + row[c] + wa[c] + wb[c]
+                    if cost < best:
+                        best, chosen = cost, (1 << a) | (1 << b) | (1 << c)
+                        if not best:
+                            return 0, chosen
+        return best, chosen
+
+    def _bound(self, left: list[int], mask: int, counts: dict, kept: dict) -> int:
+        open_sizes = [s for s in self.sizes if counts[s]]
+        if not open_sizes:
+            return 0
+        scale = math.lcm(*open_sizes)
+        total, extra = 0, []
+        for p in left:
+            shares = []
+            for size in open_sizes:
+                known = kept.get((p, size))
+                if known is None or known[1] & ~mask:
+                    known = kept[(p, size)] = self._cheapest(p, left, size - 1)
+                shares.append(known[0] * (scale // size))
+            total += shares[0]
+            extra.append(shares[-1] - shares[0])
+        if len(open_sizes) > 1:
+            extra.sort()
+            total += sum(extra[: counts[open_sizes[-1]] * open_sizes[-1]])
+        return -(-total // scale)
+
+    def _fits(self, mask: int, counts: dict, budget: int, kept: dict, tables: list) -> bool:
+        if not mask:
+            return True
+        key = (mask, tuple(counts[s] for s in self.sizes))
+        if self.failed.get(key, -1) >= budget:
+            return False
+        self.steps -= 1
+        if self.steps < 0:
+            raise _OutOfSteps
+        left = [i for i in range(self.n) if mask >> i & 1]
+        kept = dict(kept)
+        if self._bound(left, mask, counts, kept) > budget:
+            self.failed[key] = budget
+            return False
+        p = min(left, key=lambda q: ((self.free[q] & mask).bit_count(), q))
+        row, score = self.met[p], self.search.score
+        others = sorted((q for q in left if q != p), key=lambda q: (row[q], q))
+        options = []
+
+        def extend(start: int, members: list[int], cost: int, size: int) -> None:
+            if len(members) == size - 1:
+                table = (p, *members)
+                gaps = sum((score[a] - score[b]) ** 2 for a, b in itertools.combinations(table, 2))
+                options.append((cost, gaps, table, size))
+                return
+            for idx in range(start, len(others)):
+                q = others[idx]
+                if row[q] > budget - cost:
+                    break  # the others rise in repeats with p: none after fits either
+                add = row[q] + sum(self.met[q][c] for c in members)
+                if cost + add <= budget:
+                    members.append(q)
+                    extend(idx + 1, members, cost + add, size)
+                    members.pop()
+
+        for size in self.sizes:
+            if counts[size]:
+                extend(0, [], 0, size)
+        options.sort(key=lambda option: option[:3])
+        for cost, _gaps, table, size in options:
+            counts[size] -= 1
+            rest = mask
+            for q in table:
+                rest &= ~(1 << q)
+            tables.append(list(table))
+            if self._fits(rest, counts, budget - cost, kept, tables):
+                counts[size] += 1
+                return True
+            tables.pop()
+            counts[size] += 1
+        self.failed[key] = budget
+        return False
+
+
+class _OutOfSteps(Exception):
+    """The exact search for fewer repeats used its steps."""
 
 
 class _RoundSearch:
@@ -213,9 +412,14 @@ class _RoundSearch:
 
     def floor(self) -> int:
         """Repeats no seating of the round avoids: everyone meets at least the smallest
-        table's others, and those beyond the ones not met yet repeat (each pair once)."""
+        table's others, at best those he met least (none, once, …); a pair's repeats count
+        once for each of its two players, so the sum is halved."""
         least = min(self.sizes) - 1
-        need = sum(max(0, least - (self.n - 1 - len(met))) for met in self.met)
+        need = 0
+        for met in self.met:
+            unmet = self.n - 1 - len(met)
+            if unmet < least:
+                need += sum(sorted(met.values())[: least - unmet])
         return -(-need // 2)
 
     def tabu(self, tables: list[list[int]], rng) -> list[list[int]]:
@@ -281,8 +485,9 @@ class _RoundSearch:
         return sum(self.table_cost(t) for t in tables)
 
     def repeats(self, tables) -> int:
+        """Repeat meetings at ``tables``: a pair that met k times before adds k."""
         return sum(
-            1 for t in tables for i, a in enumerate(t) for b in t[i + 1 :] if self.met[a].get(b, 0)
+            self.met[a].get(b, 0) for t in tables for i, a in enumerate(t) for b in t[i + 1 :]
         )
 
     def from_the_top(self) -> list[list[int]]:

@@ -75,6 +75,11 @@ class Plan:
     rounds: list[list[tuple[int, ...]]]
     repeats: int
     flags: list[str] = field(default_factory=list)
+    # Found with the quick budget, which stopped the search before it ended on its own:
+    # the full budget (the same search, carried on) may find fewer repeats.
+    quick: bool = False
+    # Swaps evaluated by the search (its work; zero where a design or nothing was searched).
+    work: int = 0
 
 
 def _pair_key(a: int, b: int) -> tuple[int, int]:
@@ -175,8 +180,18 @@ class _Search:
 
     # Tabu search ----------------------------------------------------------------------------
 
-    def improve(self, schedule: list[list[list[int]]], budget: int) -> int:
+    def improve(
+        self,
+        schedule: list[list[list[int]]],
+        budget: int,
+        evaluations: int = 0,
+    ) -> int:
         """Swap players within rounds to remove repeat meetings; returns the repeats left.
+
+        ``evaluations`` caps the work (swaps evaluated; ``EVALUATION_BUDGET`` unless
+        given); ``self.cut`` says whether that cap, rather than the search's own ends
+        (the lower bound, a long stall, its move budget), stopped it. A smaller cap is
+        the same search stopped earlier: its best is never better than the full one's.
 
         Each move swaps a player who repeats a meeting with a player of another table of
         the same round, the best swap over that whole neighbourhood; a swapped pair may
@@ -189,11 +204,16 @@ class _Search:
         tabu: dict[tuple[int, int, int], int] = {}
         stall = 0
         self.evaluations = 0
+        self.cut = False
+        cap = evaluations or EVALUATION_BUDGET
         floor = self.floor(schedule)
         improved_at = 0
         patience = 4_000 + 400 * self.n
         for step in range(budget):
-            if current <= floor or self.evaluations > EVALUATION_BUDGET:
+            if current <= floor:
+                break
+            if self.evaluations > cap:
+                self.cut = cap < EVALUATION_BUDGET
                 break
             if step - improved_at > patience:
                 break  # long without a new best: the repeats left are likely unavoidable
@@ -355,6 +375,12 @@ class _Search:
 # Work is counted in swaps evaluated, never in seconds, so that the same input gives the
 # same schedule on any machine; this many keep one schedule to a few seconds here.
 EVALUATION_BUDGET = 6_000_000
+# The quick search: the same search stopped after this much work (about a sixth of a
+# second here), for a round wanted before the full search has run. Most fields end well
+# within it; those that do not (10, 13, 14 and 17 at tables of four over five rounds)
+# are searched again with the full budget in a task, which replaces the quick schedule
+# while none of its rounds is generated.
+QUICK_EVALUATION_BUDGET = 150_000
 
 
 def _budget(n: int, rounds: int) -> int:
@@ -366,13 +392,15 @@ def plan(
     rounds: int,
     table_size: int = 4,
     seed: int = 0,
+    *,
+    quick: bool = False,
 ) -> Plan:
     """Schedule ``rounds`` rounds for players ``0 … n_players - 1``, with flags.
 
     The search is deterministic for its arguments; a stage computes its plan once, ahead
     of the rounds, and stores it (``round_robin.compute_schedule``).
     """
-    return replan(list(range(n_players)), rounds, table_size=table_size, seed=seed)
+    return replan(list(range(n_players)), rounds, table_size=table_size, seed=seed, quick=quick)
 
 
 def replan(
@@ -384,8 +412,13 @@ def replan(
     met: Mapping[tuple[int, int], int] | None = None,
     seat_counts: Mapping[int, Sequence[int]] | None = None,
     short_counts: Mapping[int, int] | None = None,
+    quick: bool = False,
 ) -> Plan:
-    """Schedule the remaining rounds for ``players`` around meetings already played."""
+    """Schedule the remaining rounds for ``players`` around meetings already played.
+
+    ``quick`` stops the search after ``QUICK_EVALUATION_BUDGET``: the plan says whether
+    that stopped it (``Plan.quick``); if not, it is the full search's plan exactly.
+    """
     if table_size not in (2, 3, 4, 5, 6):
         raise PairingError(say("Table round robins seat two to six at a table."))
     if rounds < 1:
@@ -424,7 +457,9 @@ def replan(
                 tables = search.greedy_round()
             search._apply(tables, +1)
             schedule.append(tables)
-        search.improve(schedule, _budget(n, rounds))
+        search.improve(
+            schedule, _budget(n, rounds), QUICK_EVALUATION_BUDGET if quick else EVALUATION_BUDGET
+        )
     seated = search.seat(schedule, seat_counts or {})
     repeats = count_repeats(seated, met)
     if repeats:
@@ -449,7 +484,13 @@ def replan(
                 tables=len(search.sizes),
             )
         )
-    return Plan(rounds=seated, repeats=repeats, flags=flags)
+    return Plan(
+        rounds=seated,
+        repeats=repeats,
+        flags=flags,
+        quick=getattr(search, "cut", False),
+        work=getattr(search, "evaluations", 0),
+    )
 
 
 def repeat_floor(

@@ -27,6 +27,7 @@ from tournaments.services.events import (
 )
 from tournaments.services.forfeits import record_did_not_play
 from tournaments.services.results import (
+    RankingChanged,
     finish_preview,
     finish_stage,
     record_seat_results,
@@ -61,6 +62,7 @@ __all__ = [
     "SCORING_SETTINGS",
     "STATUS_ORDER",
     "BulkRegistrationError",
+    "RankingChanged",
     "TournamentConflict",
     "TournamentError",
     "accept_invitation",

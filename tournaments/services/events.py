@@ -54,11 +54,12 @@ def _table_size_for(ruleset_key: str, table_size: int | None, overrides: dict) -
 
 
 def _check_tiebreaks(order: Sequence[str]) -> list[str]:
-    from tournaments.standings import METRICS
+    from tournaments.standings import TIEBREAKERS
 
-    unknown = [key for key in order if key not in METRICS]
+    # A bracket's finish ranks a bracket first by itself: not a tiebreaker to choose.
+    unknown = [key for key in order if key not in TIEBREAKERS]
     if unknown:
-        known = ", ".join(METRICS)
+        known = ", ".join(TIEBREAKERS)
         raise TournamentError(
             say(
                 "Unknown tiebreaker {names}; choose from {known}.",

@@ -7,8 +7,10 @@ format a stage has.
 
 Schedules: a round robin's (and pools') whole schedule is searched when the stage is
 added or its field changes, in a task (``tournaments.tasks.plan_schedule``), and stored
-round by round (``ScheduleEntry``). Pairing a round reads its entry; where none is stored
-yet, the search runs before the round's transaction takes any lock.
+round by round (``ScheduleEntry``): first from a quick search, then, where its small
+budget stopped it, from the full one (``plan_stage``). Pairing a round reads its entry;
+where none is stored yet, the quick search runs before the round's transaction takes any
+lock, and the task's full search improves the rounds left.
 """
 
 import logging
@@ -27,7 +29,13 @@ from tournaments.models import (
 )
 from tournaments.pairing import get_engine
 from tournaments.pairing.base import Engine, EntrantStub, PairingError, PairingResult
-from tournaments.pairing.round_robin import BYE, ScheduleNeed, compute_schedule
+from tournaments.pairing.round_robin import (
+    BYE,
+    ScheduleNeed,
+    compute_schedule,
+    plan_repeats,
+    stored_plan,
+)
 
 log = logging.getLogger(__name__)
 
@@ -114,8 +122,11 @@ def history(stage: Stage, entrants: list[Entrant]) -> list[EntrantStub]:
     ]
 
 
-def bracket_results(stage: Stage) -> dict[str, list[int]]:
-    """Played bracket slots: slot → entrant ids best first (by the game's final totals)."""
+def bracket_results(stage: Stage, *, levels: dict | None = None) -> dict[str, list[int]]:
+    """Played bracket slots: slot → entrant ids best first (the winner, then by the game's
+    final totals, a forfeiting seat last). Given ``levels``, it is filled with each played
+    slot's placings in that order, seats level on all three sharing one (a final's
+    standings share a place between them; the bracket still moves on in seat order)."""
     results: dict[str, list[int]] = {}
     matches = (
         Match.objects.filter(round__stage=stage, bye=False, game__status="finished")
@@ -131,15 +142,20 @@ def bracket_results(stage: Stage) -> dict[str, list[int]]:
         totals = match.game.totals
         sides = list(totals)
         winner = _winner_entrant(match)
-        ranked = sorted(
-            match.seats.all(),
-            key=lambda seat: (
+
+        def level(seat, winner=winner, totals=totals, sides=sides):
+            return (
                 seat.entrant_id != winner,
+                # A forfeiting seat is placed last whatever its total (RULES.md, Officiating).
+                bool(seat.forfeit),
                 -totals.get(sides[seat.position], 0) if seat.position < len(sides) else 0,
-                seat.position,
-            ),
-        )
+            )
+
+        ranked = sorted(match.seats.all(), key=lambda seat: (level(seat), seat.position))
         results[match.slot] = [seat.entrant_id for seat in ranked]
+        if levels is not None:
+            keys = [level(seat) for seat in ranked]
+            levels[match.slot] = [keys.index(key) + 1 for key in keys]
     return results
 
 
@@ -240,24 +256,51 @@ def flag_rows(flags, names: dict[int, str]) -> list[dict]:
 # --- schedules --------------------------------------------------------------------------------
 
 
+def _as_engine_entry(entry: ScheduleEntry) -> dict:
+    return {
+        "round": entry.round_number,
+        "tables": entry.tables,
+        "repeats": entry.repeats,
+        "unavoidable": entry.unavoidable,
+        "quick": entry.quick,
+        "work": entry.work,
+    }
+
+
 def stored(stage: Stage, keys) -> dict[str, dict]:
     """The stored schedule entries under these keys, as the engines take them."""
     return {
-        entry.key: {
-            "round": entry.round_number,
-            "tables": entry.tables,
-            "repeats": entry.repeats,
-            "unavoidable": entry.unavoidable,
-        }
+        entry.key: _as_engine_entry(entry)
         for entry in ScheduleEntry.objects.filter(stage=stage, key__in=list(keys))
     }
 
 
-def ensure_schedules(stage: Stage, needs: list[ScheduleNeed]) -> list[dict]:
+def _store(stage: Stage, entries: dict[str, dict]) -> None:
+    ScheduleEntry.objects.bulk_create(
+        [
+            ScheduleEntry(
+                stage=stage,
+                key=key,
+                round_number=entry["round"],
+                tables=entry["tables"],
+                repeats=entry["repeats"],
+                unavoidable=entry["unavoidable"],
+                quick=entry.get("quick", False),
+                work=entry.get("work", 0),
+            )
+            for key, entry in entries.items()
+        ],
+        ignore_conflicts=True,  # the same search elsewhere stored the same entries
+    )
+
+
+def ensure_schedules(stage: Stage, needs: list[ScheduleNeed], *, quick: bool = False) -> list[dict]:
     """Search and store every need not stored yet; returns the entries computed.
 
     Runs outside any transaction that locks the tournament or the stage: the search
-    may take seconds, and nothing else waits for it.
+    may take seconds, and nothing else waits for it. ``quick`` searches with the small
+    budget (well under a second for any field up to 64); where that budget stopped the
+    search, the entries say so and the task's full search may replace them.
     """
     have = set(
         ScheduleEntry.objects.filter(stage=stage, key__in=[n.key for n in needs]).values_list(
@@ -268,21 +311,8 @@ def ensure_schedules(stage: Stage, needs: list[ScheduleNeed]) -> list[dict]:
     for need in needs:
         if need.key in have:
             continue
-        entries = compute_schedule(need)
-        ScheduleEntry.objects.bulk_create(
-            [
-                ScheduleEntry(
-                    stage=stage,
-                    key=key,
-                    round_number=entry["round"],
-                    tables=entry["tables"],
-                    repeats=entry["repeats"],
-                    unavoidable=entry["unavoidable"],
-                )
-                for key, entry in entries.items()
-            ],
-            ignore_conflicts=True,  # the same search elsewhere stored the same entries
-        )
+        entries = compute_schedule(need, quick=quick)
+        _store(stage, entries)
         computed.append(entries[need.key])
     return computed
 
@@ -292,57 +322,149 @@ def next_round_number(stage: Stage) -> int:
     return (last or 0) + 1
 
 
-def plan_stage(stage_id: int) -> str:
-    """Search and store what the stage's next round needs, saying how far it got on the
-    stage's ``StageSchedule`` (the manage page shows it). Returns the status."""
+def _needs_now(stage: Stage) -> tuple[list[ScheduleNeed], int, int]:
+    """What the stage's next round reads now: its needs, its number and the total."""
     from tournaments.services.rounds import _stage_entrants
 
+    number = next_round_number(stage)
+    request = request_for(stage, _stage_entrants(stage), number, None)
+    total = request.engine.total_rounds(
+        len(request.stubs), table_size=request.table_size, settings=request.settings
+    )
+    return (request.needs() if number <= total else []), number, total
+
+
+def settle_schedule(stage: Stage, need: ScheduleNeed, full: dict[str, dict]) -> bool:
+    """Put the full search's plan for ``need`` in place of the quick one if it has fewer
+    repeat meetings, while ``need`` is still what the next round reads; returns whether
+    it still was (False: a round was generated, or the field changed, meanwhile).
+
+    Under the stage's lock, which pairing a round also takes, so a round is paired from
+    one plan or the other, never from a mix. Only what the rounds not yet generated
+    read is replaced; the quick plan's entries are kept, marked searched in full, when
+    the full search found no fewer repeats (it is the same search carried on, so from
+    the same start it finds the same plan or a better one).
+    """
+    with transaction.atomic():
+        stage = Stage.objects.select_for_update().select_related("tournament").get(pk=stage.pk)
+        try:
+            needs, _number, _total = _needs_now(stage)
+        except PairingError:
+            return False
+        if need.key not in {n.key for n in needs}:
+            return False
+        rows = ScheduleEntry.objects.filter(stage=stage, round_number__gte=need.first_round)
+        chain = stored_plan(need, {row.key: _as_engine_entry(row) for row in rows}) or {}
+        full_repeats = full[need.key]["repeats"]
+        if chain and plan_repeats(need, chain) <= full_repeats:
+            ScheduleEntry.objects.filter(stage=stage, key__in=list(chain)).update(quick=False)
+            return True
+        ScheduleEntry.objects.filter(stage=stage, key__in=[*chain, *full]).delete()
+        _store(stage, full)
+    return True
+
+
+def plan_stage(stage_id: int) -> str:
+    """Search and store what the stage's next round needs, saying how far it got on the
+    stage's ``StageSchedule`` (the manage page shows it). Returns the status.
+
+    Anytime: a quick search first (``computing``), stored at once so that a round can be
+    paired from it; where its small budget stopped it, the full search runs
+    (``improving``, the quick plan usable meanwhile) and replaces the quick plan if it
+    has fewer repeats. If a round was generated from the quick plan meanwhile, the rounds
+    left are searched in full around the meetings played, and replace the quick plan's
+    rest if they repeat fewer meetings.
+    """
     stage = Stage.objects.select_related("tournament").filter(pk=stage_id).first()
     if stage is None:
         return ""
     state = StageSchedule.objects.filter(stage=stage)
-    if stage.status == Stage.Status.FINISHED:
-        state.update(status=StageSchedule.Status.NOT_NEEDED, problem={})
-        return StageSchedule.Status.NOT_NEEDED
-    entrants = _stage_entrants(stage)
-    number = next_round_number(stage)
-    try:
-        request = request_for(stage, entrants, number, None)
-        total = request.engine.total_rounds(
-            len(request.stubs), table_size=request.table_size, settings=request.settings
-        )
-        needs = request.needs() if number <= total else []
+    state.update(started_at=timezone.now())
+    # Each pass settles the plan of the next round; a round generated during the full
+    # search moves on to the rounds left (at most once a round).
+    for _attempt in range(MAX_PASSES):
+        stage.refresh_from_db(fields=["status"])
+        if stage.status == Stage.Status.FINISHED:
+            state.update(status=StageSchedule.Status.NOT_NEEDED, problem={})
+            return StageSchedule.Status.NOT_NEEDED
+        try:
+            needs, number, total = _needs_now(stage)
+            if not needs:
+                state.update(status=StageSchedule.Status.NOT_NEEDED, problem={})
+                return StageSchedule.Status.NOT_NEEDED
+            shape = _shape(needs, number, total)
+            have = stored(stage, [n.key for n in needs])
+            if len(have) < len(needs):
+                state.update(status=StageSchedule.Status.COMPUTING, quick=False, **shape)
+                ensure_schedules(stage, needs, quick=True)
+                have = stored(stage, [n.key for n in needs])
+            quick = [need for need in needs if have.get(need.key, {}).get("quick")]
+            if not quick:
+                break
+            state.update(status=StageSchedule.Status.IMPROVING, **shape, **_summary(have))
+            moved = False
+            for need in quick:
+                full = compute_schedule(need)  # no lock held: it may take seconds
+                if not settle_schedule(stage, need, full):
+                    moved = True
+                    break
+            if not moved:
+                break
+        except PairingError as error:
+            return _failed(state, error)
+    else:
+        # Rounds kept being generated during the full searches: say what the next round
+        # reads now (the rounds left of a quick plan, flagged as such).
+        try:
+            needs, number, total = _needs_now(stage)
+        except PairingError as error:
+            return _failed(state, error)
         if not needs:
             state.update(status=StageSchedule.Status.NOT_NEEDED, problem={})
             return StageSchedule.Status.NOT_NEEDED
-        state.update(
-            status=StageSchedule.Status.COMPUTING,
-            started_at=timezone.now(),
-            entrants=sum(1 for p in needs[0].players if p != BYE),
-            first_round=number,
-            rounds=total - number + 1,
-            problem={},
-        )
-        ensure_schedules(stage, needs)
-    except PairingError as error:
-        message = error.message if hasattr(error, "message") else str(error)
-        state.update(
-            status=StageSchedule.Status.FAILED,
-            problem={
-                "message": str(message),
-                "template": getattr(message, "template", str(message)),
-                "params": getattr(message, "params", {}),
-            },
-        )
-        return StageSchedule.Status.FAILED
-    entries = stored(stage, [n.key for n in needs]).values()
+        shape = _shape(needs, number, total)
+    have = stored(stage, [n.key for n in needs])
     state.update(
         status=StageSchedule.Status.READY,
         finished_at=timezone.now(),
-        repeats=sum(e["repeats"] for e in entries),
-        unavoidable=all(e["unavoidable"] for e in entries),
+        **shape,
+        **_summary(have),
     )
     return StageSchedule.Status.READY
+
+
+def _shape(needs: list[ScheduleNeed], number: int, total: int) -> dict:
+    return {
+        "entrants": sum(1 for p in needs[0].players if p != BYE),
+        "first_round": number,
+        "rounds": total - number + 1,
+        "problem": {},
+    }
+
+
+def _failed(state, error: PairingError) -> str:
+    message = error.message if hasattr(error, "message") else str(error)
+    state.update(
+        status=StageSchedule.Status.FAILED,
+        problem={
+            "message": str(message),
+            "template": getattr(message, "template", str(message)),
+            "params": getattr(message, "params", {}),
+        },
+    )
+    return StageSchedule.Status.FAILED
+
+
+# Passes of ``plan_stage`` at most: rounds generated during its full searches move it on.
+MAX_PASSES = 4
+
+
+def _summary(entries: dict[str, dict]) -> dict:
+    return {
+        "repeats": sum(e["repeats"] for e in entries.values()),
+        "unavoidable": all(e["unavoidable"] for e in entries.values()),
+        "quick": any(e["quick"] for e in entries.values()),
+    }
 
 
 def request_schedules(tournament_id: int) -> None:

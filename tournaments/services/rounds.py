@@ -199,7 +199,7 @@ def _prepare_schedules(stage: Stage, seed: int | None) -> None:
     entrants = _stage_entrants(stage)
     try:
         request = adapter.request_for(stage, entrants, adapter.next_round_number(stage), seed)
-        adapter.ensure_schedules(stage, request.needs())
+        adapter.ensure_schedules(stage, request.needs(), quick=True)
     except PairingError:
         return  # said under the lock, where the round is refused
 

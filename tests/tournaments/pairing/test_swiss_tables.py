@@ -5,10 +5,17 @@ import random
 
 import pytest
 
+from tests.tournaments.pairing.fewest_repeats import (
+    SearchCapReached,
+    fewest_repeats,
+    seating_cost,
+)
 from tournaments.pairing import get_engine
 from tournaments.pairing.base import EntrantStub, table_sizes
 
 POINTS = {1: 3.0, 2: 2.0, 3: 1.0, 4: 0.0}  # match points per placement, as an event sets
+# Search steps the exact check may take for a round (the grid's hardest takes about 22,000).
+CHECK_CAP = 200_000
 
 
 def round_floor(field, sizes) -> int:
@@ -83,17 +90,52 @@ def test_no_round_repeats_more_than_the_fewest_possible(n):
                 assert repeats == fewest_possible(field, sizes)
 
 
-@pytest.mark.parametrize("n", range(13, 41))
-def test_larger_fields_repeat_nobody_while_the_rounds_allow(n):
-    """Thirteen to forty, three rounds at tables of four and four at tables of three:
-    nobody meets anyone twice, and every round seats everyone at the right tables."""
+@pytest.mark.parametrize("table_size", [4, 3])
+@pytest.mark.parametrize("n", range(8, 41))
+def test_no_round_has_an_avoidable_repeat(n, table_size):
+    """Eight to forty, seven rounds at tables of four and of three, random results: every
+    round's repeats are the fewest any seating of it can have, as the exact search proves
+    (it fails the test if it cannot settle a round within its cap); and every round seats
+    everyone at the right tables. Rounds one to seven nest: this holds for three to seven rounds."""
     rnd = random.Random(n)
-    for table_size, rounds in ((4, 3), (3, 4)):
+    sizes = table_sizes(n, table_size)
+    for field, result in play(n, 7, table_size, rnd):
+        assert sorted(p for t in result.tables for p in t.entrants) == list(range(n))
+        assert sorted(len(t.entrants) for t in result.tables) == sorted(sizes)
+        repeats = repeats_of(result.tables, field)
+        assert repeats == seating_cost([t.entrants for t in result.tables], field)
+        assert repeats == fewest_repeats(field, sizes, cap=CHECK_CAP)
+
+
+def test_the_exact_search_agrees_with_trying_every_seating():
+    """The checker against brute force, on rounds where repeats are forced."""
+    for n, table_size in ((9, 4), (10, 4), (11, 3), (12, 3)):
         sizes = table_sizes(n, table_size)
-        for field, result in play(n, rounds, table_size, rnd):
-            assert sorted(p for t in result.tables for p in t.entrants) == list(range(n))
-            assert sorted(len(t.entrants) for t in result.tables) == sorted(sizes)
-            assert repeats_of(result.tables, field) == round_floor(field, sizes) == 0
+        for field, _result in play(n, 7, table_size, random.Random(n + 100)):
+            assert fewest_repeats(field, sizes, cap=CHECK_CAP) == fewest_possible(field, sizes)
+
+
+def test_the_exact_search_fails_rather_than_guess_when_its_cap_runs_out():
+    rounds = list(play(22, 7, 4, random.Random(22)))
+    field, _result = rounds[-1]
+    with pytest.raises(SearchCapReached):
+        fewest_repeats(field, table_sizes(22, 4), cap=10)
+
+
+def test_a_pair_that_met_twice_counts_two_repeats():
+    """Twelve at tables of four, round seven: a seating with the fewest repeated pairs may
+    still repeat more meetings (a pair meeting a third time); the engine counts meetings."""
+    rounds = list(play(12, 7, 4, random.Random(1012)))
+    field, result = rounds[-1]
+    assert repeats_of(result.tables, field) == fewest_possible(field, table_sizes(12, 4)) == 22
+
+
+def test_a_late_round_of_thirty_one_repeats_nobody():
+    """The round the tabu search left a repeat in: the exact repair finds none is needed."""
+    rounds = list(play(31, 7, 4, random.Random(31)))
+    field, result = rounds[-1]
+    assert repeats_of(result.tables, field) == 0
+    assert not [f for f in result.flags if f.code == "rematch"]
 
 
 def test_sixteen_players_meet_nobody_twice_in_three_rounds():

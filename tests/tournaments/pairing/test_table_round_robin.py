@@ -136,3 +136,36 @@ def test_any_field_gets_a_valid_deterministic_schedule(n, rounds, size, seed):
         return
     valid(result, n, size)
     assert schedule(n, rounds, size, seed) == result
+
+
+def test_the_quick_search_is_the_full_search_stopped_early(monkeypatch):
+    from tournaments.pairing import table_round_robin
+
+    # Smaller budgets than the real ones, the same search: 13 at tables of four over five
+    # rounds has no zero-repeat schedule the search finds quickly, so the caps decide.
+    monkeypatch.setattr(table_round_robin, "QUICK_EVALUATION_BUDGET", 3_000)
+    monkeypatch.setattr(table_round_robin, "EVALUATION_BUDGET", 60_000)
+    quick = plan(13, 5, 4, seed=2, quick=True)
+    full = plan(13, 5, 4, seed=2)
+    assert quick.quick and not full.quick
+    assert 3_000 < quick.work < 10_000  # stopped by its cap, within a move or two over
+    assert full.work > quick.work
+    assert full.repeats < quick.repeats
+    valid(quick.rounds, 13, 4)
+
+
+def test_a_quick_search_that_ends_on_its_own_is_the_full_one():
+    # 20 at tables of four, five rounds: the search reaches zero repeats well within the
+    # quick budget, so the quick plan is the full plan, table for table.
+    quick = plan(20, 5, 4, seed=0, quick=True)
+    full = plan(20, 5, 4, seed=0)
+    assert not quick.quick
+    assert (quick.rounds, quick.repeats) == (full.rounds, full.repeats)
+    designed = plan(16, 5, 4, quick=True)  # the affine plane: nothing searched
+    assert (designed.quick, designed.work, designed.repeats) == (False, 0, 0)
+
+
+def test_the_kept_packing_of_pg33_is_the_one_its_search_finds():
+    from tournaments.pairing.designs import pg33_packing_40, pg33_packing_search
+
+    assert pg33_packing_40() == pg33_packing_search()
