@@ -54,6 +54,7 @@ import sys
 import tempfile
 import time
 import uuid
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -173,7 +174,8 @@ def stream_lags(
     """Seconds from each finished game's last hand to the first push of the standings that
     could show it: the first at or after the standings API showed the game (less
     ``slack``, for the API watcher's own polling). An upper bound of the lag a viewer
-    holding the stream sees; ``pushed`` are the moments standings were pushed."""
+    holding the stream sees; ``pushed`` are the moments standings were pushed to one
+    stream."""
     ordered = sorted(pushed)
     lags = []
     for game, done in sorted(finished.items()):
@@ -415,10 +417,42 @@ def events_url(live: str) -> str:
     return live.replace("/live/?", "/events/?", 1)
 
 
-async def _follow_stream(port, url, stop, until, seen, offset):
+# The new poller (``<div id="live" hx-get=...>``) opens every live event.
+POLLER_HEAD = 1024
+
+
+class SSEReader:
+    """The stream's events (``\\n\\n``-ended blocks) as they arrive, inflating a gzip stream
+    as a browser does; ``seen["bytes"]`` counts the bytes on the wire. Safe to time out:
+    what has arrived stays here (or in the reader) for the next call."""
+
+    def __init__(self, reader, compressed: bool, seen):
+        self.reader, self.seen = reader, seen
+        self.inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if compressed else None
+        self.blocks: list[bytes] = []
+        self.pending = b""
+
+    async def next(self) -> bytes:
+        if self.inflate is None:
+            block = await self.reader.readuntil(b"\n\n")
+            self.seen["bytes"] += len(block)
+            return block
+        while not self.blocks:
+            data = await self.reader.read(1 << 16)
+            if not data:
+                raise asyncio.IncompleteReadError(self.pending, None)
+            self.seen["bytes"] += len(data)
+            self.pending += self.inflate.decompress(data)
+            *done, self.pending = self.pending.split(b"\n\n")
+            self.blocks += [block + b"\n\n" for block in done]
+        return self.blocks.pop(0)
+
+
+async def _follow_stream(port, url, stop, until, seen, offset, ident=0):
     """Hold the page's stream as its EventSource does: read every event, open the next
     stream with the tags of the last one when the server ends it, retry after 3 s when
-    the connection fails. ``seen`` gathers the events, connections and errors."""
+    the connection fails. ``seen`` gathers the events, connections and errors. Like a
+    browser, it takes the stream gzip-compressed where the server offers it."""
     await asyncio.sleep(offset)
     url = events_url(url)
     while not stop.is_set() and time.monotonic() < until:
@@ -430,32 +464,43 @@ async def _follow_stream(port, url, stop, until, seen, offset):
             # HTTP/1.0: the stream comes unchunked and ends with the connection.
             writer.write(
                 f"GET {url} HTTP/1.0\r\nHost: {HOST}:{port}\r\n"
-                "Accept: text/event-stream\r\n\r\n".encode()
+                "Accept: text/event-stream\r\nAccept-Encoding: gzip\r\n\r\n".encode()
             )
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)
             if int(head.split(b" ", 2)[1]) != 200:
                 raise ValueError("not a stream")
+            compressed = b"content-encoding: gzip" in head.lower()
             opened = True
             seen["open"] += 1
             seen["connects"] += 1
             quiet_since = time.monotonic()
+            blocks = SSEReader(reader, compressed, seen)
             while not stop.is_set() and time.monotonic() < until:
                 try:
-                    block = await asyncio.wait_for(reader.readuntil(b"\n\n"), 1.0)
+                    block = await asyncio.wait_for(blocks.next(), 1.0)
                 except TimeoutError:
                     if time.monotonic() - quiet_since > 40:  # heartbeats come every 15 s
                         raise
                     continue
                 quiet_since = time.monotonic()
-                seen["bytes"] += len(block)
                 if block.startswith(b"event: live"):
-                    text = block.decode("utf-8", "replace")
-                    seen["events"].append((time.monotonic(), 'id="standings"' in text))
-                    poller = live_url(text.replace("\ndata: ", "\n"), "live")
+                    seen["raw"] += len(block)
+                    seen["events"].append((time.monotonic(), b'id="standings"' in block, ident))
+                    # The new poller leads the answer: only its head is read as text (the
+                    # load generator shares the server's cores; a phone has its own).
+                    head = block[:POLLER_HEAD].decode("utf-8", "replace")
+                    poller = live_url(head.replace("\ndata: ", "\n"), "live")
                     url = events_url(poller) if poller else url
                 elif block.startswith(b"event: end"):
                     break
-        except (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError, IndexError):
+        except (
+            OSError,
+            TimeoutError,
+            asyncio.IncompleteReadError,
+            ValueError,
+            IndexError,
+            zlib.error,
+        ):
             # (asyncio.LimitOverrunError is an Exception: an event past 16 MB stops the bench.)
             seen["errors"] += 1
             await asyncio.sleep(3)
@@ -476,7 +521,15 @@ def viewers_main(port, urls, count, stop, until, out, seed, push_port=None):
     cpu = time.process_time()
     rng = random.Random(seed)
     polls = []
-    stream = {"open": 0, "connects": 0, "errors": 0, "bytes": 0, "events": [], "open_at": []}
+    stream = {
+        "open": 0,
+        "connects": 0,
+        "errors": 0,
+        "bytes": 0,
+        "raw": 0,
+        "events": [],
+        "open_at": [],
+    }
 
     async def count_open():
         while not stop.is_set() and time.monotonic() < until:
@@ -490,7 +543,9 @@ def viewers_main(port, urls, count, stop, until, out, seed, push_port=None):
             if viewer % 5 == 4:
                 tasks.append(_poll_part(port, urls["api"], "api", stop, until, polls, offset))
             elif push_port:
-                tasks.append(_follow_stream(push_port, urls["live"], stop, until, stream, offset))
+                tasks.append(
+                    _follow_stream(push_port, urls["live"], stop, until, stream, offset, viewer)
+                )
             else:
                 tasks.append(_poll_part(port, urls["live"], "page", stop, until, polls, offset))
         await asyncio.gather(*tasks)
@@ -569,7 +624,7 @@ class Stack:
         self.database = f"capicu_live_bench_{os.getpid()}"
         self.redis_port = free_port()
         self.web_port = free_port()
-        self.push_port = free_port() if args.push_counts else None
+        self.push_port = free_port() if args.push_counts or args.outage_push else None
         self.scratch = Path(tempfile.mkdtemp(prefix="capicu-live-bench-"))
         self.processes: dict[str, subprocess.Popen] = {}
         self.database_made = False
@@ -1014,16 +1069,16 @@ def play_phase(
     played = results.get("referees", {})
     lags, unseen = standings_lags(played.get("finished", {}), entrants, seen)
     stream = results.get("viewers", {}).get("stream")
-    pushed_lags = (
-        stream_lags(
-            played.get("finished", {}),
-            entrants,
-            seen,
-            [moment for moment, standings in stream["events"] if standings],
-        )
-        if stream
-        else []
-    )
+    # Per stream: each receives a change at its own offset within the feed's spread.
+    pushed_by_stream: dict[int, list[float]] = {}
+    for moment, standings, ident in stream["events"] if stream else ():
+        if standings:
+            pushed_by_stream.setdefault(ident, []).append(moment)
+    pushed_lags = [
+        lag
+        for moments in pushed_by_stream.values()
+        for lag in stream_lags(played.get("finished", {}), entrants, seen, moments)
+    ]
     return {
         "until": played.get("started", 0.0) + args.phase_seconds,
         "viewers": viewers,
@@ -1111,7 +1166,7 @@ def stream_figures(phase: dict, started: float | None, until: float) -> dict | N
     stream = phase.get("stream")
     if not stream:
         return None
-    events = [moment for moment, _ in stream["events"]]
+    events = [moment for moment, _, _ in stream["events"]]
     during = [moment for moment in events if started and started <= moment <= until]
     span = until - started if started else None
     quarter = (span or 0) / 4
@@ -1124,6 +1179,7 @@ def stream_figures(phase: dict, started: float | None, until: float) -> dict | N
         "events": len(events),
         "event_rate": len(during) / span if span else None,
         "megabytes": stream["bytes"] / 1e6,
+        "raw_megabytes": stream.get("raw", 0) / 1e6,
         "connects": stream["connects"],
         "open_min": min(middle, default=None),
         "open_max": max(middle, default=None),
@@ -1241,10 +1297,11 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
         print()
         print(
             "push phases: the page viewers (80 %) hold the page's stream (Server-Sent Events)"
-            " instead of polling; the API viewers (20 %) poll as before"
+            " instead of polling; the API viewers (20 %) poll as before. MB: on the wire"
+            " (gzip); events MB: the events' own size"
         )
         head = (
-            f"{'phase':<16}{'events':>8}{'events/s':>10}{'MB':>8}{'connects':>10}"
+            f"{'phase':<16}{'events':>8}{'events/s':>10}{'MB':>8}{'events MB':>11}{'connects':>10}"
             f"{'open (mid-play)':>17}{'errors':>8}{'pushed lag p50':>16}{'max':>8}"
         )
         print(head)
@@ -1255,7 +1312,8 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
             held = f"{stream['open_min']}-{stream['open_max']}" if stream["open_max"] else "-"
             print(
                 f"{phase_name(phase):<16}{stream['events']:>8}{rate:>10}"
-                f"{stream['megabytes']:>8.1f}{stream['connects']:>10}{held:>17}"
+                f"{stream['megabytes']:>8.1f}{stream['raw_megabytes']:>11.1f}"
+                f"{stream['connects']:>10}{held:>17}"
                 f"{stream['errors']:>8}{secs(stream['lag']['p50']):>16}"
                 f"{secs(stream['lag']['max']):>8}"
             )
@@ -1450,6 +1508,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--outage-viewers", type=int, default=0, help="viewers during the Redis outage round"
     )
     parser.add_argument(
+        "--outage-push",
+        action="store_true",
+        help="the outage round's page viewers hold the stream instead of polling",
+    )
+    parser.add_argument(
         "--outage-after",
         type=float,
         default=None,
@@ -1530,7 +1593,7 @@ def main(argv=None) -> int:
         plan = [(count, False, False) for count in args.viewer_counts]
         plan += [(count, False, True) for count in args.push_counts]
         if not args.no_outage:
-            plan.append((args.outage_viewers, True, False))
+            plan.append((args.outage_viewers, True, args.outage_push))
         costs = {}
         for viewers, outage, push in plan:
             outage_note = ", Redis killed for a while" if outage else ""

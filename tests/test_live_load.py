@@ -5,6 +5,7 @@ tests only load the module and check the arithmetic and parsing its figures rest
 """
 
 import importlib.util
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,46 @@ def test_quick_mode_always_measures_the_no_viewer_baseline(bench):
     assert full.target is None
     with pytest.raises(SystemExit):
         bench.parse_args(["--viewers", "0,9000"])
+
+
+def test_a_gzip_stream_is_read_event_by_event_as_the_bytes_come(bench):
+    """Also across a wait that timed out: the bench waits a second at a time."""
+    import asyncio
+    import gzip
+
+    from tournaments.stream import END, RETRY, Gzip, Message
+
+    events = [RETRY, Message(b"event: live\ndata: <p>one</p>\n\n"), END]
+    wrap = Gzip()
+    wire = Gzip.HEADER + b"".join(wrap.take(event) for event in events) + wrap.trailer()
+    assert gzip.decompress(wire) == b"".join(event.raw for event in events)
+
+    async def read():
+        reader = asyncio.StreamReader()
+        seen, blocks = {"bytes": 0}, []
+        events = bench.SSEReader(reader, True, seen)
+        half = len(wire) // 2
+        for start in range(0, half, 7):  # in pieces that cut through the events
+            reader.feed_data(wire[start : min(start + 7, half)])
+        timed_out = 0
+        while True:
+            try:
+                blocks.append(await asyncio.wait_for(events.next(), 0.05))
+            except TimeoutError:
+                timed_out += 1
+                break
+        reader.feed_data(wire[half:])
+        reader.feed_eof()
+        try:
+            while True:
+                blocks.append(await events.next())
+        except asyncio.IncompleteReadError:
+            pass  # the connection closed after the last event
+        return seen, blocks, timed_out
+
+    # In a thread of its own: the browser tests may have left Playwright's loop in this one.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        seen, blocks, timed_out = pool.submit(asyncio.run, read()).result()
+    assert timed_out == 1
+    assert blocks == [event.raw for event in events]
+    assert seen["bytes"] == len(wire)

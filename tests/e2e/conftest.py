@@ -17,6 +17,8 @@ ARGS = [
 ]
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "e2e"
 PHONE = {"width": 360, "height": 740}
+# The phone every page is checked at for a crowded table.
+TABLE_PHONE = {"width": 390, "height": 844}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -57,6 +59,22 @@ def phone(browser):
     page.set_default_timeout(10_000)
     yield page
     context.close()
+
+
+@pytest.fixture
+def context(browser):
+    """A phone's browser context, for tests that take it offline and back."""
+    context = browser.new_context(viewport=TABLE_PHONE, device_scale_factor=2, has_touch=True)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context):
+    """A page in ``context``, patient enough for a round trip through the outbox."""
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    return page
 
 
 @pytest.fixture
@@ -135,3 +153,18 @@ def check_accessibility(page) -> None:
         if parse_rgb(background) == (0, 0, 0) and "0)" in background:
             continue  # a transparent button over the page
         assert contrast(parse_rgb(colour), parse_rgb(background)) >= 4.5, (colour, background)
+
+
+def said(page, text: str) -> None:
+    """Wait for a notice saying ``text``; if none comes, fail with what the page says."""
+    try:
+        page.locator(".notice", has_text=text).first.wait_for()
+    except Exception:
+        notes = page.locator(".notice, .error-box, .errorlist, [role=alert]").all_inner_texts()
+        raise AssertionError(f"{text!r} not said; the page says {notes}") from None
+
+
+def fits(page) -> None:
+    """The page itself fits the phone: only a table's own box may scroll sideways."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= TABLE_PHONE["width"], width

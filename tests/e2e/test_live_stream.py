@@ -52,8 +52,15 @@ def asgi_server(settings, monkeypatch):
 
 def test_a_hand_recorded_elsewhere_appears_without_a_poll(asgi_server, phone, organizer, event):
     tournament, _, round_ = event
-    asked = []
+    asked, encodings = [], []
     phone.on("request", lambda request: asked.append(request.url))
+    phone.on(
+        "response",
+        lambda response: (
+            "/events/" in response.url
+            and encodings.append(response.headers.get("content-encoding"))
+        ),
+    )
     phone.goto(f"{asgi_server}/t/{tournament.slug}/")
     phone.wait_for_function("() => document.getElementById('live').dataset.events")
     score = phone.locator("#table-3 .score").first
@@ -63,6 +70,8 @@ def test_a_hand_recorded_elsewhere_appears_without_a_poll(asgi_server, phone, or
     phone.locator("#table-3 .score", has_text="15").first.wait_for(timeout=8000)
     assert any("/events/" in url for url in asked)
     assert not any("/live/" in url for url in asked)
+    # Chromium took the stream gzip-compressed and read each event as it came.
+    assert encodings and set(encodings) == {"gzip"}
     # Past the poll's interval the page still has not polled: the stream holds it.
     phone.wait_for_timeout(6000)
     assert not any("/live/" in url for url in asked)

@@ -32,20 +32,6 @@ def positions(page):
     return [(x, y) for _, x, y in page.evaluate(BOXES)]
 
 
-@pytest.fixture
-def context(browser):
-    context = browser.new_context(viewport=PHONE, device_scale_factor=1, has_touch=True)
-    yield context
-    context.close()
-
-
-@pytest.fixture
-def page(context):
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    return page
-
-
 def test_officiating_taps_while_scrolled_move_nothing(live_server, page):
     game, _ = a_game("dcs", names=("Ana", "Beto", "Cira", "Dino"))
     page.clock.install()

@@ -32,20 +32,6 @@ def a_game(ruleset_key="cutthroat", names=("Karla Medina", "Beto", "Cira", "Dino
     return game, referee
 
 
-@pytest.fixture
-def context(browser):
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2, has_touch=True)
-    yield context
-    context.close()
-
-
-@pytest.fixture
-def page(context):
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    return page
-
-
 def bar(page):
     return page.locator("#referee-bar [data-bar-line]")
 

@@ -204,6 +204,36 @@ def test_an_unchanged_api_poll_makes_no_query(event):
     assert len(queries) == 0
 
 
+def test_changed_standings_are_rendered_once_for_every_api_poller(
+    event, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, round_ = event
+    rebuild_standings(tournament.pk)
+    api = APIClient()
+    url = f"/api/v1/tournaments/{tournament.slug}/standings/"
+    first = api.get(url)
+    assert first.status_code == 200 and first["Content-Type"] == "application/json"
+    body = first.json()
+    assert set(body) == {"stage", "order", "computed_at", "stale", "rows"}
+    assert len(body["rows"]) == 16
+    with (
+        CaptureQueriesContext(connection) as queries,
+        mock.patch.object(selectors, "standing_lines", wraps=selectors.standing_lines) as read,
+    ):
+        again = api.get(url)
+    assert again.json() == body and again["ETag"] == first["ETag"]
+    read.assert_not_called()  # the rows as kept: no snapshot read, no entrant query
+    assert not any("entrant" in query["sql"].lower() for query in queries)
+
+    # New standings (a finished game) are new rows, rendered once again.
+    with django_capture_on_commit_callbacks(execute=True):
+        play(tables(round_)[0].game, organizer, random.Random(3))
+    changed = api.get(url)
+    assert changed["ETag"] != first["ETag"]
+    assert sum(row["games_played"] for row in changed.json()["rows"]) == 4
+    assert sum(row["games_played"] for row in body["rows"]) == 0
+
+
 def test_an_unreachable_broker_tells_api_pollers_the_standings_are_stale(event, organizer):
     tournament, _, round_ = event
     rebuild_standings(tournament.pk)

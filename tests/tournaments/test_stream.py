@@ -2,7 +2,9 @@
 would answer, keeps the connection alive with comments and ends so the page reconnects."""
 
 import asyncio
+import gzip
 import re
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -57,27 +59,33 @@ def parse(chunks: list[str]) -> list[tuple[str, str]]:
     return found
 
 
-def listen(url: str, during=None) -> tuple[int, list[tuple[str, str]]]:
-    """Open the stream, run ``during`` (in a thread) while it flows, read it to its end."""
+def receive(url: str, during=None, headers=None):
+    """Open the stream, run ``during`` (in a thread) while it flows, read it to its end:
+    the response and its chunks as they came (bytes)."""
 
     async def main():
-        response = await AsyncClient().get(url)
-        if not response.streaming:
-            return response.status_code, []
+        response = await AsyncClient().get(url, headers=headers)
         chunks = []
+        if not response.streaming:
+            return response, chunks
 
         async def read():
             async for chunk in response.streaming_content:
-                chunks.append(chunk.decode() if isinstance(chunk, bytes) else chunk)
+                chunks.append(chunk)
 
         reader = asyncio.create_task(read())
         if during:
             await asyncio.sleep(0.2)
             await asyncio.to_thread(during)
         await asyncio.wait_for(reader, 10)
-        return response.status_code, parse(chunks)
+        return response, chunks
 
     return apart(asyncio.run, main())
+
+
+def listen(url: str, during=None) -> tuple[int, list[tuple[str, str]]]:
+    response, chunks = receive(url, during)
+    return response.status_code, parse([chunk.decode() for chunk in chunks])
 
 
 @override_settings(**SHORT)
@@ -97,6 +105,79 @@ def test_a_stream_sends_a_hand_at_another_table_with_heartbeats_and_ends(client,
     assert '<li hx-swap-oob="true" class="table-card" id="table-3">' in pushed[0]
     assert pushed[0].count('class="table-card"') == 1
     assert client.get(live_url_in(pushed[0]), **HTMX).status_code == 204
+
+
+@override_settings(**SHORT)
+def test_a_browser_that_takes_gzip_gets_each_event_compressed_and_readable_at_once(
+    client, event, organizer
+):
+    tournament, _, round_ = event
+    response, chunks = receive(
+        events_url(poll_url(client, tournament)),
+        during=lambda: one_hand(tables(round_)[2].game, organizer),
+        headers={"Accept-Encoding": "gzip, deflate, br"},
+    )
+    assert response.status_code == 200
+    assert response["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in response["Vary"]
+    body = b"".join(chunks)
+    # A whole gzip member: gzip checks the trailer's checksum and length.
+    got = parse([gzip.decompress(body).decode()])
+    kinds = [kind for kind, _ in got]
+    assert kinds[0] == "retry" and kinds[-1] == "end" and ":" in kinds
+    pushed = [data for kind, data in got if kind == "live"]
+    assert len(pushed) == 1 and pushed[0].count('class="table-card"') == 1
+    assert '<li hx-swap-oob="true" class="table-card" id="table-3">' in pushed[0]
+    # Each chunk completes its events as it arrives: a browser shows them at once.
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    for chunk in chunks[:-1]:
+        assert inflate.decompress(chunk).endswith(b"\n\n")
+    assert len(body) < len(gzip.decompress(body))
+
+
+@override_settings(**SHORT)
+def test_streams_of_one_feed_share_each_event_compressed_once(
+    client, event, organizer, monkeypatch
+):
+    tournament, _, round_ = event
+    url = events_url(poll_url(client, tournament))
+    game = tables(round_)[2].game
+    made = []
+    real = zlib.compressobj
+
+    def counted(*arguments):
+        made.append(arguments)
+        return real(*arguments)
+
+    for fixed in (stream.RETRY, stream.STILL_HERE, stream.END):
+        assert fixed.packed  # deflated once a process, before the streams open
+    monkeypatch.setattr(stream.zlib, "compressobj", counted)
+
+    async def main():
+        accept = {"Accept-Encoding": "gzip"}
+        responses = [await AsyncClient().get(url, headers=accept) for _ in range(3)]
+        bodies = [[] for _ in responses]
+
+        async def read(response, into):
+            async for chunk in response.streaming_content:
+                into.append(chunk)
+
+        readers = [
+            asyncio.create_task(read(response, into))
+            for response, into in zip(responses, bodies, strict=True)
+        ]
+        await asyncio.sleep(0.2)
+        await asyncio.to_thread(one_hand, game, organizer)
+        await asyncio.wait_for(asyncio.gather(*readers), 10)
+        return bodies
+
+    bodies = apart(asyncio.run, main())
+    texts = [gzip.decompress(b"".join(body)).decode() for body in bodies]
+    assert all(text.count('class="table-card"') == 1 for text in texts)
+    # The shared event was deflated once, not once a stream.
+    pushed = {chunk for body in bodies for chunk in body if len(chunk) > 200}
+    assert len(pushed) == 1
+    assert len(made) == 1, made
 
 
 @override_settings(**SHORT)
@@ -155,3 +236,13 @@ def test_the_page_names_its_stream_only_where_one_is_served(client, event):
         page = client.get(f"/t/{tournament.slug}/").content.decode()
     url = re.search(r'data-events="([^"]+)"', page).group(1).replace("&amp;", "&")
     assert url == events_url(live_url_in(page))
+
+
+def test_a_feeds_news_is_spread_over_at_most_half_a_tick(settings):
+    settings.LIVE_STREAM_TICK = 2.0
+    settings.LIVE_STREAM_SPREAD = 1.0
+    assert stream.spread_seconds() == 1.0
+    settings.LIVE_STREAM_SPREAD = 5.0  # never as long as a tick: a stream would miss news
+    assert stream.spread_seconds() == 1.0
+    settings.LIVE_STREAM_SPREAD = 0
+    assert stream.spread_seconds() == 0
