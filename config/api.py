@@ -1,10 +1,10 @@
 """Shared API plumbing: the error shape every endpoint answers with, and the API root.
 
 Every refusal, wherever it is raised, reaches the caller as ``{"detail": ..., "errors":
-{field: [messages]}}``: DRF's own errors, the domain's ``UserError`` (400) and
-``Conflict`` (409), and the failures Django raises before or around a view (a body too
-large, an unknown address, a server error), which the ``handler400``/``403``/``404``/``500``
-views at the end answer in JSON on API paths while pages keep their HTML.
+{field: [messages]}}``: DRF's own errors, the domain's ``UserError`` (400), ``Conflict``
+(409) and ``TooMany`` (429), and the failures Django raises before or around a view (a
+body too large, an unknown address, a server error), which the ``handler400``/``403``/
+``404``/``500`` views at the end answer in JSON on API paths while pages keep their HTML.
 """
 
 import logging
@@ -22,7 +22,7 @@ from rest_framework.reverse import reverse
 from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
-from domain.errors import Conflict, DomainError
+from domain.errors import Conflict, DomainError, TooMany
 from domain.i18n import told
 
 logger = logging.getLogger(__name__)
@@ -59,6 +59,12 @@ def refusal(error: DomainError, view=None) -> Response:
     details = getattr(view, "refusal_details", None)
     if details is not None:
         body.update(details(error))
+    if isinstance(error, TooMany):
+        return Response(
+            body,
+            status=status.HTTP_429_TOO_MANY_REQUESTS,
+            headers={"Retry-After": str(error.retry_after)},
+        )
     code = status.HTTP_409_CONFLICT if isinstance(error, Conflict) else status.HTTP_400_BAD_REQUEST
     return Response(body, status=code)
 

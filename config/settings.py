@@ -302,6 +302,10 @@ API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 500)
 # Entrants one tournament may hold: bounds every per-stage computation and page.
 MAX_ENTRANTS = env_int("MAX_ENTRANTS", 4096)
 
+# Wrong claim codes one account may give in an hour before its claims are refused for
+# the rest of that hour (players/identity.py).
+CLAIM_CODE_TRIES = env_int("CLAIM_CODE_TRIES", 10)
+
 # Login lock-out (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one account
 # from one address, that account is refused from that address until AXES_COOLOFF_TIME
 # hours pass or an operator runs ``manage.py axes_reset``. The address alone is not a key:

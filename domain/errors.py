@@ -1,7 +1,8 @@
-"""The two ways a service refuses a request, whatever app it lives in.
+"""The ways a service refuses a request, whatever app it lives in.
 
 A ``UserError`` is input that cannot be carried out as given (the API answers 400); a
-``Conflict`` is a request that the state of things forbids right now (409). Each app's
+``Conflict`` is a request that the state of things forbids right now (409); ``TooMany``
+is one more try after too many wrong ones (429, with when to try again). Each app's
 own errors subclass one of them, so one exception handler answers them all in the
 documented shape and no view has to catch them.
 """
@@ -34,3 +35,12 @@ class UserError(DomainError, ValueError):
 
 class Conflict(DomainError):
     """The request is fine, but the current state forbids it (finished, stale, taken)."""
+
+
+class TooMany(DomainError):
+    """Too many wrong tries of something guessable: refused, whatever is given, until
+    ``retry_after`` seconds have passed."""
+
+    def __init__(self, message: str, field: str = NON_FIELD, *, retry_after: int):
+        super().__init__(message, field)
+        self.retry_after = retry_after

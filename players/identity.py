@@ -2,11 +2,13 @@
 
 import secrets
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
 from accounts.models import Player
 from accounts.permissions import require
-from domain.errors import Conflict, UserError
+from domain.errors import Conflict, TooMany, UserError
 from domain.say import say
 from players.models import ClaimCode, PlayerMerge
 from players.permissions import entries_of
@@ -15,6 +17,10 @@ from players.signals import player_merging
 # Letters and digits nobody misreads on a phone (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 10
+# Wrong codes one account may give in WRONG_CODES_WINDOW seconds before every claim of
+# it is refused until the window ends. A code is one of 31^10; the limit is there so
+# that nobody can even start guessing.
+WRONG_CODES_WINDOW = 3600
 
 
 class PlayerError(UserError):
@@ -112,14 +118,37 @@ def normalize_code(text: str) -> str:
     return "".join(ch for ch in (text or "").upper() if ch.isalnum())
 
 
+def _wrong_codes_key(user) -> str:
+    return f"players:wrong-claim-codes:{user.pk}"
+
+
+def _count_wrong_code(user) -> None:
+    key = _wrong_codes_key(user)
+    cache.add(key, 0, WRONG_CODES_WINDOW)  # the window starts at the first wrong code
+    try:
+        cache.incr(key)
+    except ValueError:  # gone between the two calls
+        cache.set(key, 1, WRONG_CODES_WINDOW)
+
+
 def claim_player(code: str, *, by) -> Player:
-    """Link the signed-in user to the player whose claim code they give (used once)."""
+    """Link the signed-in user to the player whose claim code they give (used once).
+
+    After ``CLAIM_CODE_TRIES`` wrong codes within an hour, the account's claims are
+    refused, right code or not, until the hour is over."""
     code = normalize_code(code)
     if not code or len(code) > 16:
         raise PlayerError(say("Give the claim code the organizer gave you."), "code")
+    if (cache.get(_wrong_codes_key(by)) or 0) >= settings.CLAIM_CODE_TRIES:
+        raise TooMany(
+            say("Too many wrong claim codes from this account; try again in an hour."),
+            "code",
+            retry_after=WRONG_CODES_WINDOW,
+        )
     with transaction.atomic():
         claim = ClaimCode.objects.select_for_update().filter(code=code).first()
         if claim is None:
+            _count_wrong_code(by)
             raise PlayerError(say("That claim code is not known. Check it and try again."), "code")
         player = Player.objects.select_for_update().get(pk=claim.player_id)
         if Player.objects.filter(user=by).exclude(pk=player.pk).exists():

@@ -131,11 +131,12 @@ def _fresh_cache():
         cache.clear()
         return
     # A Redis cache may share its database with the broker: only the keys kept by address
-    # go (the live parts', and the time zone each tournament's and game's pages use).
+    # go (the live parts', the time zone each tournament's and game's pages use, and the
+    # wrong claim codes counted per account).
     client = cache._cache.get_client(write=True)
     stale = [
         key
-        for pattern in ("live:*", "tz:*")
+        for pattern in ("live:*", "tz:*", "players:*")
         for key in client.scan_iter(match=cache.make_key(pattern))
     ]
     if stale:

@@ -4,6 +4,7 @@ the partner's answer, approvals, self check-in, and the paste preview and choice
 from datetime import timedelta
 
 import pytest
+from django.test import override_settings
 from django.utils import timezone
 
 from accounts.models import Player
@@ -71,6 +72,22 @@ def test_merge_and_claim_code_through_the_api(organizer):
     assert linked.status_code == 200 and linked.json()["linked"] is True
     wrong = client_for(UserFactory()).post("/api/v1/account/claim/", {"code": "NOPE"})
     assert wrong.status_code == 400 and "code" in wrong.json()["errors"]
+
+
+@override_settings(CLAIM_CODE_TRIES=2)
+def test_the_api_answers_429_after_too_many_wrong_claim_codes(organizer):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana Rivera")
+    ana = Player.objects.get()
+    code = client_for(organizer).post(f"/api/v1/players/{ana.pk}/claim-code/").json()["code"]
+    guesser = client_for(UserFactory())
+    for wrong in ("AAAAAAAAAA", "BBBBBBBBBB"):
+        assert guesser.post("/api/v1/account/claim/", {"code": wrong}).status_code == 400
+    refused = guesser.post("/api/v1/account/claim/", {"code": code})
+    assert refused.status_code == 429 and refused["Retry-After"] == "3600"
+    assert refused.json()["errors"]["code"] == [
+        "Too many wrong claim codes from this account; try again in an hour."
+    ]
+    assert Player.objects.get().user is None
 
 
 def test_a_superuser_merges_any_two_players(organizer):

@@ -4,11 +4,13 @@ players merge keeping every result, and claim codes link an account."""
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
+from django.test import override_settings
 
 from accounts.models import Player
 from accounts.players import NEW, PlayerChoiceNeeded, choice_key, look_up, name_key, split_club
+from domain.errors import TooMany
 from players import identity
-from players.models import PlayerMerge
+from players.models import ClaimCode, PlayerMerge
 from tests.factories import SuperuserFactory, UserFactory
 from tests.players.conftest import event
 from tests.test_pages import make_event
@@ -134,6 +136,31 @@ def test_a_claim_code_links_an_account_once(organizer, tournament):
         identity.claim_player(claim.code, by=UserFactory())  # used up
     with pytest.raises(identity.PlayerConflict):
         identity.issue_claim_code(ana, by=organizer)  # already linked
+
+
+@override_settings(CLAIM_CODE_TRIES=3)
+def test_an_account_that_guesses_codes_is_refused_for_the_hour(organizer, tournament):
+    from django.core.cache import cache
+
+    services.register_entrants(tournament, by=organizer, text="Ana Rivera")
+    claim = identity.issue_claim_code(Player.objects.get(), by=organizer)
+    guesser, ana = UserFactory(), UserFactory(username="ana")
+    for wrong in ("AAAAAAAAAA", "BBBBBBBBBB", "CCCCCCCCCC"):
+        with pytest.raises(identity.PlayerError):
+            identity.claim_player(wrong, by=guesser)
+    with pytest.raises(TooMany) as refused:
+        identity.claim_player(claim.code, by=guesser)  # even the right code, this hour
+    assert refused.value.retry_after == identity.WRONG_CODES_WINDOW
+    assert Player.objects.get().user is None and ClaimCode.objects.filter(pk=claim.pk).exists()
+    # Two wrong codes of another account do not stop it; the right one links it.
+    for wrong in ("AAAAAAAAAA", "BBBBBBBBBB"):
+        with pytest.raises(identity.PlayerError):
+            identity.claim_player(wrong, by=ana)
+    assert identity.claim_player(claim.code, by=ana).user == ana
+    # When the hour is over (its count gone from the cache), the guesser may try again.
+    cache.delete(f"players:wrong-claim-codes:{guesser.pk}")
+    with pytest.raises(identity.PlayerError):
+        identity.claim_player("DDDDDDDDDD", by=guesser)
 
 
 def test_a_stranger_cannot_issue_a_claim_code(organizer, tournament):

@@ -4,7 +4,7 @@ organizers and superusers; nothing answers 500 whatever is sent."""
 from datetime import UTC, timedelta
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 from django.utils import timezone
 
 from accounts.models import Player
@@ -78,6 +78,22 @@ def test_a_claim_code_shows_the_players_events_on_the_account_page(organizer):
     assert "Your account is now" in page and "Viernes Cut-Throat" in page
     wrong = client.post("/players/claim/", {"code": "WRONG"}, follow=True).content.decode()
     assert "already linked" in wrong or "not known" in wrong
+
+
+@override_settings(CLAIM_CODE_TRIES=1)
+def test_the_claim_page_says_when_too_many_codes_were_wrong(organizer):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana Rivera")
+    claim = identity.issue_claim_code(Player.objects.get(), by=organizer)
+    client = signed_in(UserFactory())
+    client.post("/players/claim/", {"code": "WRONGWRONG"})
+    page = client.post("/players/claim/", {"code": claim.code}, follow=True)
+    assert page.status_code == 200
+    assert "Too many wrong claim codes from this account" in page.content.decode()
+    assert Player.objects.get().user is None
+    spanish = client.post(
+        "/players/claim/", {"code": claim.code}, follow=True, HTTP_ACCEPT_LANGUAGE="es"
+    ).content.decode()
+    assert "Demasiados códigos erróneos" in spanish
 
 
 def test_a_player_enters_checks_in_and_sees_their_table(organizer, tournament):
