@@ -12,7 +12,8 @@ API, then plays one round per phase: 64 referee clients record every hand throug
 API (an Idempotency-Key on each, 1-2 s between hands) while N viewers poll every 5 s as
 the pages do: 80 % the tournament page's one live poll (with the tags of the standings and
 tables it last received, from the poller each answer carries), 20 % the standings API
-with If-None-Match. A last round is played with Redis killed for 10 s in the middle.
+with If-None-Match and Accept-Encoding: gzip, as phones send them. A last round is
+played with Redis killed for 10 s in the middle.
 
 It prints, per phase, the referees' latency against the no-viewer phase of the same run,
 the viewers' latency, the share of polls answered unchanged (204/304) while games were
@@ -398,6 +399,8 @@ async def _poll_part(port, url, part, stop, until, polls, offset):
         headers = {"If-None-Match": etag} if etag else {}
         if part != "api":
             headers["HX-Request"] = "true"
+        else:
+            headers["Accept-Encoding"] = "gzip"  # as every phone's HTTP client sends
         started = time.monotonic()
         answer = await call(port, "GET", url, headers=headers, timeout=20.0)
         polls.append((started, answer.seconds, answer.status, part))
@@ -421,9 +424,57 @@ def events_url(live: str) -> str:
 POLLER_HEAD = 1024
 
 
+class Dechunk:
+    """An HTTP/1.1 chunked body read as plain bytes (``read`` and ``readuntil``, as the
+    ``SSEReader`` asks them). Safe to time out like the reader under it: a chunk's size
+    and what is left of it are kept here before anything else is awaited."""
+
+    def __init__(self, reader):
+        self.reader = reader
+        self.buffer = b""
+        self.left = 0  # bytes of the current chunk still to come
+        self.crlf = 0  # bytes of its closing CRLF still to come
+        self.done = False
+
+    async def _more(self) -> bytes:
+        while True:
+            if self.left or self.crlf:
+                data = await self.reader.read(self.left or self.crlf)
+                if not data:
+                    raise asyncio.IncompleteReadError(self.buffer, None)
+                if self.left:
+                    self.left -= len(data)
+                    return data
+                self.crlf -= len(data)
+                continue
+            line = await self.reader.readuntil(b"\r\n")
+            size = int(line.split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                self.done = True
+                return b""
+            self.left, self.crlf = size, 2
+
+    async def read(self, limit: int) -> bytes:
+        if not self.buffer and not self.done:
+            self.buffer = await self._more()
+        out, self.buffer = self.buffer[:limit], self.buffer[limit:]
+        return out
+
+    async def readuntil(self, separator: bytes) -> bytes:
+        while separator not in self.buffer:
+            if self.done:
+                raise asyncio.IncompleteReadError(self.buffer, None)
+            more = await self._more()
+            self.buffer += more
+        end = self.buffer.index(separator) + len(separator)
+        out, self.buffer = self.buffer[:end], self.buffer[end:]
+        return out
+
+
 class SSEReader:
     """The stream's events (``\\n\\n``-ended blocks) as they arrive, inflating a gzip stream
-    as a browser does; ``seen["bytes"]`` counts the bytes on the wire. Safe to time out:
+    as a browser does; ``seen["bytes"]`` counts the body's bytes as sent (compressed, the
+    chunks' framing left out). Safe to time out:
     what has arrived stays here (or in the reader) for the next call."""
 
     def __init__(self, reader, compressed: bool, seen):
@@ -461,15 +512,17 @@ async def _follow_stream(port, url, stop, until, seen, offset, ident=0):
             reader, writer = await asyncio.wait_for(
                 asyncio.open_connection(HOST, port, limit=1 << 24), 10
             )
-            # HTTP/1.0: the stream comes unchunked and ends with the connection.
+            # HTTP/1.1, as a browser asks: the stream comes in chunks.
             writer.write(
-                f"GET {url} HTTP/1.0\r\nHost: {HOST}:{port}\r\n"
+                f"GET {url} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n"
                 "Accept: text/event-stream\r\nAccept-Encoding: gzip\r\n\r\n".encode()
             )
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)
             if int(head.split(b" ", 2)[1]) != 200:
                 raise ValueError("not a stream")
             compressed = b"content-encoding: gzip" in head.lower()
+            if b"transfer-encoding: chunked" in head.lower():
+                reader = Dechunk(reader)
             opened = True
             seen["open"] += 1
             seen["connects"] += 1
@@ -511,13 +564,15 @@ async def _follow_stream(port, url, stop, until, seen, offset, ident=0):
                 writer.close()
 
 
-def viewers_main(port, urls, count, stop, until, out, seed, push_port=None):
+def viewers_main(port, urls, count, stop, until, out, seed, crowd_nice=0, push_port=None):
     """Process entry: ``count`` viewers poll until told to stop or ``until``; report every poll.
 
     Viewers leave at the end of the phase's time even if games remain: the referees then
     finish them without pauses, unmeasured, so one saturated phase cannot stall the run.
     """
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if crowd_nice:
+        os.nice(crowd_nice)
     cpu = time.process_time()
     rng = random.Random(seed)
     polls = []
@@ -742,6 +797,10 @@ class Stack:
             push += ["--host", HOST, "--port", str(self.push_port)]
             push += (self.args.push_args or "--no-access-log --log-level warning").split()
             self.push_command = " ".join(push[1:])
+            if self.args.push_nice:
+                # Below the web workers: a stream may wait a moment for a core.
+                push = ["nice", "-n", str(self.args.push_nice), *push]
+                self.push_command += f" (nice {self.args.push_nice})"
             self.start("push", push)
             wait_for_port(self.push_port, 60, "uvicorn")
         wait_for_port(self.web_port, 60, "gunicorn")
@@ -998,7 +1057,16 @@ def play_phase(
     crowd = (
         context.Process(
             target=viewers_main,
-            args=(port, urls, viewers, stop, time.monotonic() + args.phase_seconds, out, seed)
+            args=(
+                port,
+                urls,
+                viewers,
+                stop,
+                time.monotonic() + args.phase_seconds,
+                out,
+                seed,
+                args.crowd_nice,
+            )
             + ((stack.push_port,) if push else ()),
         )
         if viewers
@@ -1264,6 +1332,7 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
         f" celery worker -c {stack.args.celery_concurrency} + beat;"
         f" redis-server :{stack.redis_port}; PostgreSQL {stack.database}"
         + (f"; streams: uvicorn {stack.push_command}" if stack.push_command else "")
+        + (f"; viewers' generator at nice {stack.args.crowd_nice}" if stack.args.crowd_nice else "")
     )
     print()
     header = (
@@ -1497,6 +1566,21 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--push-args",
         default="",
         help="uvicorn's options for the streams (default '--no-access-log --log-level warning')",
+    )
+    parser.add_argument(
+        "--push-nice",
+        type=int,
+        default=0,
+        help="niceness of the streams' uvicorn process (default 0: the same priority as"
+        " gunicorn; 10 measured no better for the referees, docs/live_load.md)",
+    )
+    parser.add_argument(
+        "--crowd-nice",
+        type=int,
+        default=0,
+        help="niceness of the viewers' load generator (default 0). Phones are not on the"
+        " server; at 19 the simulated crowd takes only the CPU the server leaves, and its"
+        " measured lags include its own waits for a core",
     )
     parser.add_argument(
         "--quick",

@@ -154,3 +154,39 @@ def test_a_gzip_stream_is_read_event_by_event_as_the_bytes_come(bench):
     assert timed_out == 1
     assert blocks == [event.raw for event in events]
     assert seen["bytes"] == len(wire)
+
+
+def test_a_chunked_gzip_stream_is_read_as_it_comes_across_timed_out_waits(bench):
+    """HTTP/1.1, as browsers ask and uvicorn answers: the gzip stream in chunks, the
+    chunks cut anywhere by the network, and the reader timed out now and then."""
+    import asyncio
+
+    from tournaments.stream import END, RETRY, Gzip, Message
+
+    events = [RETRY, *(Message(f"event: live\ndata: <p>{n}</p>\n\n".encode()) for n in range(5))]
+    events.append(END)
+    wrap = Gzip()
+    parts = [Gzip.HEADER, *(wrap.take(event) for event in events), wrap.trailer()]
+    body = b"".join(parts)
+    wire = b"".join(b"%x;ext=1\r\n%s\r\n" % (len(part), part) for part in parts) + b"0\r\n\r\n"
+
+    async def read():
+        reader = asyncio.StreamReader()
+        seen, blocks, timeouts = {"bytes": 0}, [], 0
+        stream = bench.SSEReader(bench.Dechunk(reader), True, seen)
+        ended = False
+        for start in range(0, len(wire), 5):  # five bytes at a time: sizes and CRLFs cut
+            reader.feed_data(wire[start : start + 5])
+            try:
+                blocks.append(await asyncio.wait_for(stream.next(), 0.01))
+            except TimeoutError:
+                timeouts += 1
+            except asyncio.IncompleteReadError:
+                ended = True  # the last chunk came: the body is over
+        return seen, blocks, timeouts, ended
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        seen, blocks, timeouts, ended = pool.submit(asyncio.run, read()).result()
+    assert timeouts > 10 and ended
+    assert blocks == [event.raw for event in events]
+    assert seen["bytes"] == len(body)

@@ -303,3 +303,17 @@ class StandingsMark:
 
 def keep_standings(key: str, mark: StandingsMark) -> None:
     cache.set(key, mark, mark.keep_for)
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an ``Accept-Encoding`` header takes gzip: named (or ``*``) without ``q=0``."""
+    for coding in accept_encoding.lower().split(","):
+        name, _, params = coding.partition(";")
+        if name.strip() not in ("gzip", "*"):
+            continue
+        quality = params.strip().removeprefix("q=").strip() if "q=" in params else "1"
+        try:
+            return float(quality) > 0
+        except ValueError:
+            return False
+    return False

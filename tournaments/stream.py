@@ -28,7 +28,6 @@ tells the page's EventSource to stop, and the page keeps polling.
 import asyncio
 import contextvars
 import random
-import re
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -43,7 +42,7 @@ from django.http import Http404, HttpRequest, HttpResponse, QueryDict, Streaming
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 
-from tournaments import views
+from tournaments import live, views
 
 
 def _setting(name: str, default: float) -> float:
@@ -119,7 +118,6 @@ class Gzip:
 RETRY = Message(b"retry: 3000\n\n")  # the reconnection delay if the connection drops
 STILL_HERE = Message(b": still here\n\n")
 END = Message(b"event: end\ndata: \n\n")
-ACCEPTS_GZIP = re.compile(r"\bgzip\b")
 
 
 def _ask(slug: str, query: dict, since: tuple[str, str], language: str, user, cookies: dict):
@@ -313,7 +311,7 @@ async def live_events(request, slug: str):
     if feed.task is None:
         # Outside this request's context, which ends with the request.
         feed.task = asyncio.create_task(feed.run(), context=contextvars.Context())
-    gzip = bool(ACCEPTS_GZIP.search(request.headers.get("Accept-Encoding", "")))
+    gzip = live.accepts_gzip(request.headers.get("Accept-Encoding", ""))
     response = StreamingHttpResponse(
         _stream(feed, tags, first, gzip), content_type="text/event-stream"
     )

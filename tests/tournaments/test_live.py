@@ -1,6 +1,8 @@
 """The live parts: tags that change only with what a viewer sees, unchanged polls answered
 from the cache, cards rendered once per change, cache headers for a proxy in front."""
 
+import gzip
+import json
 import random
 import re
 import time
@@ -232,6 +234,51 @@ def test_changed_standings_are_rendered_once_for_every_api_poller(
     assert changed["ETag"] != first["ETag"]
     assert sum(row["games_played"] for row in changed.json()["rows"]) == 4
     assert sum(row["games_played"] for row in body["rows"]) == 0
+
+
+def test_api_pollers_that_take_gzip_share_one_compressed_answer(
+    event, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, round_ = event
+    rebuild_standings(tournament.pk)
+    api = APIClient()
+    url = f"/api/v1/tournaments/{tournament.slug}/standings/"
+    plain = api.get(url)
+    packed = api.get(url, HTTP_ACCEPT_ENCODING="br, gzip;q=0.8")
+    assert packed["Content-Encoding"] == "gzip" and "Content-Encoding" not in plain
+    assert "Accept-Encoding" in packed["Vary"] and "Accept-Encoding" in plain["Vary"]
+    assert json.loads(gzip.decompress(packed.content)) == plain.json()
+    assert packed["ETag"] == plain["ETag"]
+    assert len(packed.content) < len(plain.content) / 4
+    with mock.patch.object(gzip, "compress", wraps=gzip.compress) as squeeze:
+        again = api.get(url, HTTP_ACCEPT_ENCODING="gzip")
+    assert again.content == packed.content
+    squeeze.assert_not_called()  # compressed once, for every poller that asks the same
+    assert "Content-Encoding" not in api.get(url, HTTP_ACCEPT_ENCODING="gzip;q=0")
+    # A finished game is a new answer, compressed once again.
+    with django_capture_on_commit_callbacks(execute=True):
+        play(tables(round_)[0].game, organizer, random.Random(3))
+    changed = api.get(url, HTTP_ACCEPT_ENCODING="gzip")
+    rows = json.loads(gzip.decompress(changed.content))["rows"]
+    assert sum(row["games_played"] for row in rows) == 4
+
+
+@pytest.mark.parametrize(
+    ("header", "takes"),
+    [
+        ("gzip", True),
+        ("gzip, deflate, br", True),
+        ("br;q=1.0, GZIP;q=0.5", True),
+        ("*", True),
+        ("gzip;q=0", False),
+        ("gzip;q=0.000", False),
+        ("deflate, br", False),
+        ("", False),
+        ("gzip;q=nonsense", False),
+    ],
+)
+def test_which_clients_take_gzip(header, takes):
+    assert live.accepts_gzip(header) is takes
 
 
 def test_an_unreachable_broker_tells_api_pollers_the_standings_are_stale(event, organizer):

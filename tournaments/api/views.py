@@ -1,5 +1,6 @@
 """The tournaments API: events, entrants, stages, rounds (with pairing flags) and matches."""
 
+import gzip
 import json
 
 from django.contrib.auth import get_user_model
@@ -494,15 +495,36 @@ class StandingsView(TournamentMixin, APIView):
             "computed_at": mark.computed_at,
             "stale": mark.stale,
         }
-        rows = _standings_rows(tournament, stage, mark, order)
-        if getattr(request.accepted_renderer, "format", "") == "json":
-            # The rows as kept, spliced in: no poller renders them again.
-            content = JSONRenderer().render(head)[:-1] + b',"rows":' + rows + b"}"
-            response = HttpResponse(content, content_type="application/json")
-        else:  # the browsable API
+        if getattr(request.accepted_renderer, "format", "") != "json":  # the browsable API
+            rows = _standings_rows(tournament, stage, mark, order)
             response = Response({**head, "rows": json.loads(rows)})
+        else:
+            response = _standings_json(
+                tournament, stage, mark, order, JSONRenderer().render(head), request
+            )
         response["ETag"] = tag
+        patch_vary_headers(response, ("Accept-Encoding",))
         return response
+
+
+def _standings_json(tournament, stage, mark, order, head: bytes, request) -> HttpResponse:
+    """The standings answer as JSON, its rows as kept spliced in (no poller renders them
+    again). A client that takes gzip gets it compressed, once per answer for every poller
+    that asks for the same: a 256-row answer is about a tenth of its size, and a web
+    worker hands it to the socket at once instead of waiting on a slow reader."""
+    packed = live.accepts_gzip(request.headers.get("Accept-Encoding", ""))
+    if packed:
+        key = f"live:standings-gz:{stage.pk}:{mark.digest}:{live.digest(head)}"
+        body = cache.get(key)
+        if body is None:
+            rows = _standings_rows(tournament, stage, mark, order)
+            body = gzip.compress(head[:-1] + b',"rows":' + rows + b"}", 6, mtime=0)
+            cache.set(key, body, live.TAG_SECONDS)
+        response = HttpResponse(body, content_type="application/json")
+        response["Content-Encoding"] = "gzip"
+        return response
+    rows = _standings_rows(tournament, stage, mark, order)
+    return HttpResponse(head[:-1] + b',"rows":' + rows + b"}", content_type="application/json")
 
 
 def _standings_rows(tournament: Tournament, stage: Stage, mark, order: list[str]) -> bytes:
