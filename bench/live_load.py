@@ -18,10 +18,11 @@ played with Redis killed for 10 s in the middle.
 It prints, per phase, the referees' latency against the no-viewer phase of the same run,
 the viewers' latency, the share of polls answered unchanged (204/304) while games were
 played, the standings lag (a game's last hand acknowledged -> the standings API shows it
-finished), the cost of an unchanged poll against a minimal authenticated endpoint on the
-idle server, the longest request while Redis was down, and an integrity check (every
-acknowledged hand stored exactly once, ``verify_games`` clean), each with the issue's
-target and PASS/FAIL. Every process it starts runs in its own process group and is
+finished), the referees' hands timed inside gunicorn (its access log) beside the
+client's figure, the cost of an unchanged poll against a minimal authenticated endpoint
+on the idle server, the longest request while Redis was down, and an integrity check
+(every acknowledged hand stored exactly once, ``verify_games`` clean), each with the
+issue's target and PASS/FAIL. Every process it starts runs in its own process group and is
 stopped at the end, also on Ctrl-C or an error; the database is dropped.
 
 A referee's request gives up after 30 s and is sent again with the same key (as the
@@ -40,6 +41,7 @@ machine are noisy; compare ratios within one run, not across runs.
 
 import argparse
 import asyncio
+import contextlib
 import html
 import json
 import multiprocessing
@@ -99,6 +101,9 @@ def percentile(samples: list[float], q: float) -> float | None:
     low = int(rank)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+SLICE_SECONDS = 20
 
 
 def summarize(samples: list[float]) -> dict:
@@ -681,6 +686,7 @@ class Stack:
         self.web_port = free_port()
         self.push_port = free_port() if args.push_counts or args.outage_push else None
         self.scratch = Path(tempfile.mkdtemp(prefix="capicu-live-bench-"))
+        self.access_log = self.scratch / "access.log"
         self.processes: dict[str, subprocess.Popen] = {}
         self.database_made = False
         self.env = dict(os.environ)
@@ -773,6 +779,10 @@ class Stack:
         elif not (ROOT / "gunicorn.conf.py").exists():
             gunicorn += ["--workers", "4"]
         self.gunicorn_command = " ".join(gunicorn[1:])
+        # Each request's time inside its worker, from the access log: beside the client's
+        # figure it tells the server's share of a referee's wait from the rest.
+        gunicorn += ["--access-logfile", str(self.access_log)]
+        gunicorn += ["--access-logformat", "%(m)s %(U)s %(s)s %(D)s"]
         self.start("gunicorn", gunicorn)
         celery = [str(BIN / "celery"), "-A", "config"]
         self.start(
@@ -804,6 +814,25 @@ class Stack:
             self.start("push", push)
             wait_for_port(self.push_port, 60, "uvicorn")
         wait_for_port(self.web_port, 60, "gunicorn")
+
+    def access_offset(self) -> int:
+        try:
+            return self.access_log.stat().st_size
+        except OSError:
+            return 0
+
+    def hand_seconds(self, since: int) -> list[float]:
+        """Time inside gunicorn of every hand recorded since the access log's ``since``
+        byte: from the request read to the answer written (the wait for a free worker
+        is not in it)."""
+        with contextlib.suppress(OSError), self.access_log.open("rb") as log:
+            log.seek(since)
+            return [
+                int(fields[3]) / 1e6
+                for fields in (line.split() for line in log)
+                if len(fields) == 4 and fields[0] == b"POST" and fields[1].endswith(b"/hands/")
+            ]
+        return []
 
     def web_pids(self) -> list[int]:
         """The process groups that answer viewers: gunicorn's and the streams' server."""
@@ -1105,6 +1134,7 @@ def play_phase(
         window["up"] = 0.0  # nothing to wait for
     web = stack.web_pids()
     cpu_before, busy_before = (sum(map(group_cpu, web)), time.monotonic()), machine_busy()
+    logged_from = stack.access_offset()
     for process in (referees, crowd):
         if process:
             process.start()
@@ -1134,6 +1164,8 @@ def play_phase(
                 if process.is_alive():
                     process.kill()
     cpu_after, busy_after = (sum(map(group_cpu, web)), time.monotonic()), machine_busy()
+    time.sleep(0.5)  # gunicorn's log lines reach the file
+    inside = stack.hand_seconds(logged_from)
     played = results.get("referees", {})
     lags, unseen = standings_lags(played.get("finished", {}), entrants, seen)
     stream = results.get("viewers", {}).get("stream")
@@ -1159,6 +1191,7 @@ def play_phase(
         "viewer_cpu": results.get("viewers", {}).get("cpu"),
         "lags": lags,
         "pushed_lags": pushed_lags,
+        "inside": inside,
         "unseen": unseen,
         "window": window,
         # The web workers' CPU per second of the phase, and how busy the whole machine
@@ -1277,8 +1310,16 @@ def phase_figures(phase: dict) -> dict:
     outage_requests = [entry for entry in log if in_outage(entry)] + [
         poll for poll in polls if in_outage(poll)
     ]
+    start = played.get("started", 0.0)
+    slices: dict[int, list[float]] = {}
+    for entry in log:
+        if entry[3] == "hand" and not entry[4]:
+            slices.setdefault(int((entry[0] - start) // SLICE_SECONDS), []).append(entry[1])
     return {
         "referee": summarize(normal if phase["outage"] else timed),
+        # The referees' p95 slice by slice of the phase: a burst shows where it happened.
+        "slices": [percentile(slices[index], 95) for index in sorted(slices)],
+        "inside": summarize(phase.get("inside", [])),
         "referee_errors": sum(1 for entry in log if entry[2] == 0 or entry[2] >= 500),
         "referee_refused": sum(1 for entry in log if 400 <= entry[2] < 500),
         "overtime_hands": sum(1 for entry in log if entry[4]),
@@ -1358,6 +1399,30 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
             f"{figure['referee_errors'] + figure['viewer_errors']:>8}"
             f"{figure['client_cpu']:>10.1f} s"
             f"{figure['web_cpu'] or 0:>8.2f}c{figure['machine_busy'] or 0:>9.0%}"
+        )
+    inside_base = next(
+        (
+            f["inside"]["p95"]
+            for p, f in zip(phases, figures, strict=True)
+            if not p["viewers"] and not p["outage"]
+        ),
+        None,
+    )
+    print()
+    print(f"the referees' p95 in each {SLICE_SECONDS} s of play (client's figure)")
+    for phase, figure in zip(phases, figures, strict=True):
+        print(f"{phase_name(phase):<22}" + " ".join(f"{ms(p95):>6}" for p95 in figure["slices"]))
+    print()
+    print(
+        "the hands inside gunicorn (its access log: from the request read to the answer"
+        " written; the wait for a free worker and the network are not in it)"
+    )
+    for phase, figure in zip(phases, figures, strict=True):
+        inside = figure["inside"]
+        print(
+            f"{phase_name(phase):<22}{inside['n']:>7} hands"
+            f"  p50 {ms(inside['p50']):>7}  p95 {ms(inside['p95']):>7}"
+            f"  {times(ratio(inside['p95'], inside_base)):>7} of no viewers'"
         )
     streamed = [
         (phase, figure) for phase, figure in zip(phases, figures, strict=True) if figure["stream"]

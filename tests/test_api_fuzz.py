@@ -124,7 +124,11 @@ def _pointed_at_real(case, real: dict) -> bool:
 )
 def test_the_api_answers_every_request_as_its_schema_says(case, world):
     for token in world["tokens"].values():
-        headers = {"Authorization": f"Token {token}"} if token else {}
+        # The fuzzer's WSGI transport asks for gzip (as requests does) but does not undo it;
+        # the compressed standings answer is checked in tests/tournaments/test_live.py.
+        headers = {"Accept-Encoding": "identity"}
+        if token:
+            headers["Authorization"] = f"Token {token}"
         cache.clear()  # the anonymous throttle would otherwise answer 429 to the rest
         case.call_and_validate(headers=headers, excluded_checks=EXCLUDED)
         if _pointed_at_real(case, world["real"]):

@@ -190,3 +190,18 @@ def test_a_chunked_gzip_stream_is_read_as_it_comes_across_timed_out_waits(bench)
     assert timeouts > 10 and ended
     assert blocks == [event.raw for event in events]
     assert seen["bytes"] == len(body)
+
+
+def test_the_hands_time_inside_gunicorn_is_read_from_its_access_log(bench, tmp_path):
+    stack = bench.Stack.__new__(bench.Stack)
+    stack.access_log = tmp_path / "access.log"
+    assert stack.access_offset() == 0 and stack.hand_seconds(0) == []
+    stack.access_log.write_bytes(b"POST /api/v1/games/7/hands/ 201 12000\n")
+    since = stack.access_offset()
+    with stack.access_log.open("ab") as log:
+        log.write(b"GET /api/v1/games/7/ 200 3000\n")
+        log.write(b"POST /api/v1/games/8/hands/ 201 25000\n")
+        log.write(b"POST /api/v1/games/8/hands/ 409 4000\n")
+        log.write(b"POST /api/v1/tournaments/x/rounds/ 201 90000\n")
+    assert stack.hand_seconds(since) == [0.025, 0.004]
+    assert stack.hand_seconds(0) == [0.012, 0.025, 0.004]
