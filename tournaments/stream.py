@@ -9,7 +9,8 @@ The work does not grow with the viewers: the streams of one process that follow 
 query (stage, round, all rows, language; signed-out visitors) share one ``Feed``, which
 asks the live poll (``views.live_poll``: one cache read while nothing changed, the
 changed parts from the cache otherwise) once a TICK and hands its answer to all of them.
-Only a stream that joins with other tags than the feed's is answered on its own, once.
+A stream that joins with other tags than the feed's is caught up first, with an answer
+shared by every stream that joins with the same tags within a tick.
 
 A stream is sent gzip-compressed to a browser that accepts it (all do), and compressed
 once for all of them: each event is deflated on its own by a fresh compressor and ends on
@@ -168,11 +169,43 @@ class Feed:
     listeners: int = 0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task | None = None
+    # Catch-up answers by the tags a page held, each kept for a tick (when it was asked,
+    # and the answer to come): see ``catch_up``.
+    answers: dict = field(default_factory=dict)
 
     async def ask(self, since: tuple[str, str]):
         return await _ask_async(
             self.slug, self.query, since, self.language, self.user, self.cookies
         )
+
+    async def catch_up(self, since: tuple[str, str]):
+        """What a stream whose page holds ``since`` is sent first: (tags now, the event or
+        None when nothing changed), or None if the tournament is gone.
+
+        Shared, like the feed's news: the streams that join (or fall behind) with the
+        same tags within a tick get one answer, asked and compressed once. A crowd opening
+        the page at a round's start holds the same tags, and would otherwise put a
+        question each in the one thread that asks, ahead of the feed's own."""
+        now = time.monotonic()
+        for old in [key for key, (asked, _) in self.answers.items() if now - asked > self.tick]:
+            del self.answers[old]
+        kept = self.answers.get(since)
+        if kept is None:
+            kept = (now, asyncio.ensure_future(self._answer(since)))
+            self.answers[since] = kept
+        try:
+            # A stream that leaves while waiting does not cancel the others' answer.
+            return await asyncio.shield(kept[1])
+        except Exception:
+            if self.answers.get(since) is kept:
+                del self.answers[since]  # the next stream asks again
+            raise
+
+    async def _answer(self, since: tuple[str, str]):
+        got = await self.ask(since)
+        if got is None:
+            return None
+        return got[0], (_event(got[1]) if got[1] is not None else None)
 
     def leave(self) -> None:
         self.listeners -= 1
@@ -253,12 +286,11 @@ async def _stream(feed: Feed, tags: tuple[str, str], first: Message | None, gzip
             if feed.tags is not None and feed.tags != tags:
                 if feed.previous == tags:
                     message, tags = feed.message, feed.tags
-                else:  # this stream missed a change: answered on its own
-                    got = await feed.ask(tags)
+                else:  # this stream missed a change: caught up like one joining
+                    got = await feed.catch_up(tags)
                     if got is None:
                         break
-                    tags, html = got
-                    message = _event(html) if html is not None else None
+                    tags, message = got
                 if message is not None:
                     yield out(message)
                 continue
@@ -298,14 +330,14 @@ async def live_events(request, slug: str):
         tags, first = feed.tags, (feed.message if since != feed.tags else None)
     else:
         try:
-            got = await feed.ask(since)
+            got = await feed.catch_up(since)
         except BaseException:
             feed.leave()
             raise
         if got is None:
             feed.leave()
             raise Http404("No such tournament.")
-        tags, first = got[0], (_event(got[1]) if got[1] is not None else None)
+        tags, first = got
         if feed.tags is None:
             feed.tags = tags
     if feed.task is None:

@@ -207,6 +207,35 @@ def test_streams_of_the_same_query_share_one_feed(client, event):
     apart(asyncio.run, main())
 
 
+@override_settings(LIVE_STREAM_TICK=5.0, LIVE_STREAM_HEARTBEAT=0.2, LIVE_STREAM_SECONDS=0.5)
+def test_a_crowd_joining_with_the_same_old_tags_is_caught_up_with_one_question(
+    client, event, monkeypatch
+):
+    tournament, _, _ = event
+    url = events_url(bare(poll_url(client, tournament)))  # tags older than the feed's
+    asked = []
+    real = stream._ask
+
+    def counted(*arguments):
+        asked.append(arguments[2])
+        return real(*arguments)
+
+    monkeypatch.setattr(stream, "_ask", counted)
+
+    async def main():
+        responses = [await AsyncClient().get(url) for _ in range(5)]
+        bodies = []
+        for response in responses:
+            bodies.append([chunk async for chunk in response.streaming_content])
+        return bodies
+
+    bodies = apart(asyncio.run, main())
+    assert asked == [("", "")]  # one question for the five streams
+    firsts = [parse([chunk.decode() for chunk in body])[1] for body in bodies]
+    assert firsts[0][0] == "live" and 'id="tables"' in firsts[0][1]
+    assert all(first == firsts[0] for first in firsts)
+
+
 def test_a_private_tournament_has_no_stream(client, event, organizer):
     tournament, _, _ = event
     url = events_url(poll_url(client, tournament))
