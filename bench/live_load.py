@@ -18,12 +18,13 @@ played with Redis killed for 10 s in the middle.
 It prints, per phase, the referees' latency against the no-viewer phase of the same run,
 the viewers' latency, the share of polls answered unchanged (204/304) while games were
 played, the standings lag (a game's last hand acknowledged -> the standings API shows it
-finished), the referees' hands timed inside gunicorn (its access log) beside the
-client's figure, the cost of an unchanged poll against a minimal authenticated endpoint
-on the idle server, the longest request while Redis was down, and an integrity check
-(every acknowledged hand stored exactly once, ``verify_games`` clean), each with the
-issue's target and PASS/FAIL. Every process it starts runs in its own process group and is
-stopped at the end, also on Ctrl-C or an error; the database is dropped.
+finished), the referees' p95 in each 20 s of play (and with --inside their hands timed
+inside gunicorn, from its access log), the cost of an unchanged poll against a minimal
+authenticated endpoint on the idle server, the longest request while Redis was down, and
+an integrity check (every acknowledged hand stored exactly once, ``verify_games``
+clean), each with the issue's target and PASS/FAIL. Every process it starts runs in its
+own process group and is stopped at the end, also on Ctrl-C or an error; the database
+is dropped.
 
 A referee's request gives up after 30 s and is sent again with the same key (as the
 phone does); a viewer's poll gives up after 20 s. A request that gave up counts in the
@@ -779,10 +780,11 @@ class Stack:
         elif not (ROOT / "gunicorn.conf.py").exists():
             gunicorn += ["--workers", "4"]
         self.gunicorn_command = " ".join(gunicorn[1:])
-        # Each request's time inside its worker, from the access log: beside the client's
-        # figure it tells the server's share of a referee's wait from the rest.
-        gunicorn += ["--access-logfile", str(self.access_log)]
-        gunicorn += ["--access-logformat", "%(m)s %(U)s %(s)s %(D)s"]
+        if self.args.inside:
+            # Each request's time inside its worker, from the access log: beside the
+            # client's figure it tells the server's share of a referee's wait.
+            gunicorn += ["--access-logfile", str(self.access_log)]
+            gunicorn += ["--access-logformat", "%(m)s %(U)s %(s)s %(D)s"]
         self.start("gunicorn", gunicorn)
         celery = [str(BIN / "celery"), "-A", "config"]
         self.start(
@@ -1412,12 +1414,16 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
     print(f"the referees' p95 in each {SLICE_SECONDS} s of play (client's figure)")
     for phase, figure in zip(phases, figures, strict=True):
         print(f"{phase_name(phase):<22}" + " ".join(f"{ms(p95):>6}" for p95 in figure["slices"]))
-    print()
-    print(
-        "the hands inside gunicorn (its access log: from the request read to the answer"
-        " written; the wait for a free worker and the network are not in it)"
-    )
-    for phase, figure in zip(phases, figures, strict=True):
+    if not stack.args.inside:
+        figures_inside = []
+    else:
+        figures_inside = list(zip(phases, figures, strict=True))
+        print()
+        print(
+            "the hands inside gunicorn (its access log: from the request read to the answer"
+            " written; the wait for a free worker and the network are not in it)"
+        )
+    for phase, figure in figures_inside:
         inside = figure["inside"]
         print(
             f"{phase_name(phase):<22}{inside['n']:>7} hands"
@@ -1631,6 +1637,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--push-args",
         default="",
         help="uvicorn's options for the streams (default '--no-access-log --log-level warning')",
+    )
+    parser.add_argument(
+        "--inside",
+        action="store_true",
+        help="also time the hands inside gunicorn, from an access log it writes (which"
+        " costs the workers a little: leave it off for the figures to compare)",
     )
     parser.add_argument(
         "--push-nice",
