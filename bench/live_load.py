@@ -1356,16 +1356,22 @@ def phase_name(phase: dict) -> str:
     )
 
 
-def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: float) -> bool:
-    figures = [phase_figures(phase) for phase in phases]
-    base = next(
+def no_viewers(phases: list[dict], figures: list[dict], which: str) -> float | None:
+    """The p95 of ``which`` ("referee" or "inside") in the phase with no viewers: what
+    every other phase is compared with."""
+    return next(
         (
-            f["referee"]["p95"]
-            for p, f in zip(phases, figures, strict=True)
-            if not p["viewers"] and not p["outage"]
+            figure[which]["p95"]
+            for phase, figure in zip(phases, figures, strict=True)
+            if not phase["viewers"] and not phase["outage"]
         ),
         None,
     )
+
+
+def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: float) -> bool:
+    figures = [phase_figures(phase) for phase in phases]
+    base = no_viewers(phases, figures, "referee")
     print()
     print(
         f"capicu live load: {PLAYERS}-player DCS Swiss, {REFEREES} referees, {os.cpu_count()} cores"
@@ -1402,14 +1408,7 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
             f"{figure['client_cpu']:>10.1f} s"
             f"{figure['web_cpu'] or 0:>8.2f}c{figure['machine_busy'] or 0:>9.0%}"
         )
-    inside_base = next(
-        (
-            f["inside"]["p95"]
-            for p, f in zip(phases, figures, strict=True)
-            if not p["viewers"] and not p["outage"]
-        ),
-        None,
-    )
+    inside_base = no_viewers(phases, figures, "inside")
     print()
     print(f"the referees' p95 in each {SLICE_SECONDS} s of play (client's figure)")
     for phase, figure in zip(phases, figures, strict=True):
