@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,40 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(
                     pytest.mark.skip(reason="needs Debian's chromium: apt-get install chromium")
                 )
+
+
+@pytest.fixture(autouse=True)
+def _server_quiet_before_the_flush(request):
+    """On PostgreSQL, let the live server's last requests end before the tables are emptied.
+
+    A browser closed by a test can leave a request running in a server thread (the page's
+    refresh after a save, say). Emptying the tables takes their locks one by one while
+    that request takes them in its own order, and PostgreSQL may then end the flush as a
+    deadlock, leaving the test's rows for the next test. This fixture is set up after the
+    test database (so torn down before it is flushed) and after the browser's fixtures are
+    gone waits, up to 20 s, until no other session on the database is inside a statement
+    or a transaction.
+    """
+    if "live_server" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("transactional_db")
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + 20
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+                " AND state IN ('active', 'idle in transaction')"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.05)
 
 
 @pytest.fixture(scope="session")
