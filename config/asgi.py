@@ -1,4 +1,5 @@
-"""ASGI entry point for capicu."""
+"""ASGI entry point for capicu: the live streams of signed-out visitors go straight to
+their feed (``tournaments.stream.bare``), everything else to Django."""
 
 import os
 
@@ -6,4 +7,8 @@ from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-application = get_asgi_application()
+django_application = get_asgi_application()
+
+from tournaments.stream import bare  # noqa: E402  (needs the apps loaded above)
+
+application = bare(django_application)

@@ -40,6 +40,9 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict, StreamingHttpResponse
+from django.http.cookie import parse_cookie
+from django.http.request import split_domain_port, validate_host
+from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 
@@ -307,23 +310,26 @@ async def _stream(feed: Feed, tags: tuple[str, str], first: Message | None, gzip
         feed.leave()
 
 
-async def live_events(request, slug: str):
-    """The tournament page's live parts as a stream of Server-Sent Events (``live``: the
-    HTML the page's poll would get; ``end``: open a new stream). Takes the poll's query."""
-    if not isinstance(request, ASGIRequest):
-        # A WSGI server would hold a worker for the whole stream: the page polls instead.
-        return HttpResponse(status=204)
-    stage, round_ = views._param(request, "stage"), views._param(request, "round")
+@dataclass
+class Opened:
+    """A stream about to start: its feed, the tags its page holds and its first event."""
+
+    feed: Feed
+    tags: tuple[str, str]
+    first: Message | None
+
+
+async def _open(slug: str, get: QueryDict, language: str, user, cookies: dict, private: bool):
+    """Join the feed that answers this query: an ``Opened``, or the status to answer
+    instead (400 for odd parameters, 404 when the tournament is not visible)."""
+    stage, round_ = views.param_of(get, "stage"), views.param_of(get, "round")
     if stage is None or round_ is None:
-        return HttpResponse(status=400)
+        return 400
     query = {"stage": stage, "round": round_}
-    if request.GET.get("all") == "1":
+    if get.get("all") == "1":
         query["all"] = "1"
-    since = (request.GET.get("s", ""), request.GET.get("t", ""))
-    language = translation.get_language()
-    user = await request.auser()
-    private = views._signed_in(request)
-    feed = _feed(slug, query, language, user, dict(request.COOKIES), private)
+    since = (get.get("s", ""), get.get("t", ""))
+    feed = _feed(slug, query, language, user, cookies, private)
     feed.listeners += 1
     if not private and feed.tags is not None and since in (feed.tags, feed.previous):
         # A public feed at work has just answered this: a crowd joining costs no question.
@@ -336,21 +342,155 @@ async def live_events(request, slug: str):
             raise
         if got is None:
             feed.leave()
-            raise Http404("No such tournament.")
+            return 404
         tags, first = got
         if feed.tags is None:
             feed.tags = tags
     if feed.task is None:
         # Outside this request's context, which ends with the request.
         feed.task = asyncio.create_task(feed.run(), context=contextvars.Context())
-    gzip = live.accepts_gzip(request.headers.get("Accept-Encoding", ""))
-    response = StreamingHttpResponse(
-        _stream(feed, tags, first, gzip), content_type="text/event-stream"
+    return Opened(feed, tags, first)
+
+
+# An event stream's headers, whichever way it is served.
+HEADERS = {
+    "Content-Type": "text/event-stream",
+    "Cache-Control": "no-cache",
+    "X-Accel-Buffering": "no",  # nginx: pass each event on at once (see the README)
+}
+
+
+async def live_events(request, slug: str):
+    """The tournament page's live parts as a stream of Server-Sent Events (``live``: the
+    HTML the page's poll would get; ``end``: open a new stream). Takes the poll's query.
+
+    Signed-out visitors under an ASGI server are served by ``bare`` instead, without
+    Django's per-request work; this view answers the others (and every test client)."""
+    if not isinstance(request, ASGIRequest):
+        # A WSGI server would hold a worker for the whole stream: the page polls instead.
+        return HttpResponse(status=204)
+    user = await request.auser()
+    private = views._signed_in(request)
+    opened = await _open(
+        slug, request.GET, translation.get_language(), user, dict(request.COOKIES), private
     )
+    if opened == 404:
+        raise Http404("No such tournament.")
+    if not isinstance(opened, Opened):
+        return HttpResponse(status=opened)
+    gzip = live.accepts_gzip(request.headers.get("Accept-Encoding", ""))
+    response = StreamingHttpResponse(_stream(opened.feed, opened.tags, opened.first, gzip))
+    for name, value in HEADERS.items():
+        response[name] = value
     if gzip:
         response["Content-Encoding"] = "gzip"
     patch_vary_headers(response, ("Accept-Encoding",))
-    response["Cache-Control"] = "no-cache"
-    # nginx: pass each event on at once (see the README).
-    response["X-Accel-Buffering"] = "no"
     return response
+
+
+def bare(django_application):
+    """The ASGI application: a signed-out visitor's stream straight to its feed, every
+    other request to Django.
+
+    A stream needs neither the session, CSRF, messages nor the rest of Django's
+    middleware, which under ASGI cost a thread hop each, per connection: a crowd opening
+    the page at a round's start would spend on them the cores the referees need. Only a
+    plain request takes this path (GET, no session cookie, an allowed host, no HTTPS
+    redirect due); anything else gets Django's own answer."""
+
+    async def application(scope, receive, send):
+        slug = _bare_slug(scope)
+        if slug is None:
+            return await django_application(scope, receive, send)
+        return await _serve_bare(scope, receive, send, slug)
+
+    return application
+
+
+def _bare_slug(scope) -> str | None:
+    """The tournament of a stream this path may serve, or None for Django."""
+    if scope["type"] != "http" or scope["method"] != "GET":
+        return None
+    try:
+        match = resolve(scope["path"])
+    except Resolver404:
+        return None
+    if match.func is not live_events:
+        return None
+    headers = _headers(scope)
+    if settings.SESSION_COOKIE_NAME in parse_cookie(headers.get("cookie", "")):
+        return None
+    host, _ = split_domain_port(headers.get("host", ""))
+    allowed = settings.ALLOWED_HOSTS
+    if settings.DEBUG and not allowed:
+        allowed = [".localhost", "127.0.0.1", "[::1]"]
+    if not host or not validate_host(host, allowed):
+        return None
+    if settings.SECURE_SSL_REDIRECT and not _secure(scope, headers):
+        return None
+    return match.kwargs["slug"]
+
+
+def _headers(scope) -> dict[str, str]:
+    return {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+
+
+def _secure(scope, headers: dict[str, str]) -> bool:
+    if scope.get("scheme") == "https":
+        return True
+    proxy = settings.SECURE_PROXY_SSL_HEADER
+    if not proxy:
+        return False
+    name = proxy[0].removeprefix("HTTP_").replace("_", "-").lower()
+    return headers.get(name, "").split(",")[0].strip() == proxy[1]
+
+
+class _Visitor:
+    """What the language is read from: the visitor's cookies and request headers."""
+
+    def __init__(self, cookies: dict, headers: dict[str, str]):
+        self.COOKIES = cookies
+        self.META = {"HTTP_ACCEPT_LANGUAGE": headers.get("accept-language", "")}
+
+
+async def _serve_bare(scope, receive, send, slug: str) -> None:
+    headers = _headers(scope)
+    cookies = parse_cookie(headers.get("cookie", ""))
+    language = translation.get_language_from_request(_Visitor(cookies, headers))
+    get = QueryDict(scope.get("query_string", b"").decode("latin-1"))
+    opened = await _open(slug, get, language, AnonymousUser(), {}, private=False)
+    answer = (
+        [(b"x-content-type-options", b"nosniff")] if settings.SECURE_CONTENT_TYPE_NOSNIFF else []
+    )
+    if not isinstance(opened, Opened):
+        answer.append((b"content-type", b"text/plain; charset=utf-8"))
+        await send({"type": "http.response.start", "status": opened, "headers": answer})
+        await send({"type": "http.response.body", "body": b""})
+        return
+    gzip = live.accepts_gzip(headers.get("accept-encoding", ""))
+    answer += [(name.lower().encode(), value.encode()) for name, value in HEADERS.items()]
+    answer.append((b"vary", b"Accept-Encoding"))
+    if gzip:
+        answer.append((b"content-encoding", b"gzip"))
+    if settings.SECURE_REFERRER_POLICY:
+        answer.append((b"referrer-policy", settings.SECURE_REFERRER_POLICY.encode()))
+    body = _stream(opened.feed, opened.tags, opened.first, gzip)
+
+    async def pour():
+        await send({"type": "http.response.start", "status": 200, "headers": answer})
+        async for chunk in body:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def until_gone():
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    pouring, listening = asyncio.ensure_future(pour()), asyncio.ensure_future(until_gone())
+    try:
+        await asyncio.wait((pouring, listening), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (pouring, listening):
+            task.cancel()
+        await asyncio.gather(pouring, listening, return_exceptions=True)
+        await body.aclose()  # the feed loses this listener, however the stream ended

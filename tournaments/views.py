@@ -253,8 +253,12 @@ def _signed_in(request) -> bool:
 
 
 def _param(request, name: str) -> str | None:
+    return param_of(request.GET, name)
+
+
+def param_of(query, name: str) -> str | None:
     """A poll's stage or round as it appears in a cache key: digits or nothing."""
-    value = request.GET.get(name, "")
+    value = query.get(name, "")
     return value if value == "" or (value.isdigit() and len(value) < 6) else None
 
 

@@ -13,7 +13,7 @@ from django.core.asgi import get_asgi_application
 
 from tests.tournaments import test_live
 from tests.tournaments.test_live import one_hand, tables
-from tournaments import live
+from tournaments import live, stream
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,9 +30,16 @@ def asgi_server(settings, monkeypatch):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    django = ASGIStaticFilesHandler(get_asgi_application())
+    to_django = []
+
+    async def counted(scope, receive, send):
+        to_django.append(scope.get("path"))
+        await django(scope, receive, send)
+
     server = uvicorn.Server(
         uvicorn.Config(
-            ASGIStaticFilesHandler(get_asgi_application()),
+            stream.bare(counted),  # as config.asgi serves it
             host="127.0.0.1",
             port=port,
             log_level="warning",
@@ -45,12 +52,13 @@ def asgi_server(settings, monkeypatch):
     deadline = time.monotonic() + 10
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
+    yield f"http://127.0.0.1:{port}", to_django
     server.should_exit = True
     thread.join(10)
 
 
 def test_a_hand_recorded_elsewhere_appears_without_a_poll(asgi_server, phone, organizer, event):
+    base, to_django = asgi_server
     tournament, _, round_ = event
     asked, encodings = [], []
     phone.on("request", lambda request: asked.append(request.url))
@@ -61,7 +69,7 @@ def test_a_hand_recorded_elsewhere_appears_without_a_poll(asgi_server, phone, or
             and encodings.append(response.headers.get("content-encoding"))
         ),
     )
-    phone.goto(f"{asgi_server}/t/{tournament.slug}/")
+    phone.goto(f"{base}/t/{tournament.slug}/")
     phone.wait_for_function("() => document.getElementById('live').dataset.events")
     score = phone.locator("#table-3 .score").first
     assert score.inner_text().strip() in ("", "0")
@@ -72,6 +80,9 @@ def test_a_hand_recorded_elsewhere_appears_without_a_poll(asgi_server, phone, or
     assert not any("/live/" in url for url in asked)
     # Chromium took the stream gzip-compressed and read each event as it came.
     assert encodings and set(encodings) == {"gzip"}
+    # The page went through Django; its stream, a signed-out visitor's, did not.
+    assert f"/t/{tournament.slug}/" in to_django
+    assert not any("/events/" in path for path in to_django)
     # Past the poll's interval the page still has not polled: the stream holds it.
     phone.wait_for_timeout(6000)
     assert not any("/live/" in url for url in asked)
