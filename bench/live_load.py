@@ -805,7 +805,7 @@ class Stack:
         self.push_command = ""
         if self.push_port:
             # The streams: one uvicorn process beside gunicorn, as the README recommends.
-            push = [str(BIN / "uvicorn"), "config.asgi:application"]
+            push = [str(BIN / "uvicorn"), self.args.push_app]
             push += ["--host", HOST, "--port", str(self.push_port)]
             push += (self.args.push_args or "--no-access-log --log-level warning").split()
             self.push_command = " ".join(push[1:])
@@ -1636,6 +1636,13 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--push-args",
         default="",
         help="uvicorn's options for the streams (default '--no-access-log --log-level warning')",
+    )
+    parser.add_argument(
+        "--push-app",
+        default="config.asgi:application",
+        help="the ASGI application uvicorn serves (default config.asgi:application, where"
+        " a signed-out visitor's stream skips Django's middleware; config.asgi:"
+        "django_application sends every stream through Django, to compare)",
     )
     parser.add_argument(
         "--inside",
