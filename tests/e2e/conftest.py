@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -35,26 +36,53 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def _server_quiet_before_the_flush(request):
-    """On PostgreSQL, let the live server's last requests end before the tables are emptied.
+    """Let the live server's last requests end before the tables are emptied.
 
     A browser closed by a test can leave a request running in a server thread (the page's
-    refresh after a save, say). Emptying the tables takes their locks one by one while
-    that request takes them in its own order, and PostgreSQL may then end the flush as a
-    deadlock, leaving the test's rows for the next test. This fixture is set up after the
-    test database (so torn down before it is flushed) and after the browser's fixtures are
-    gone waits, up to 20 s, until no other session on the database is inside a statement
-    or a transaction.
+    refresh after a save, say). On PostgreSQL, emptying the tables takes their locks one
+    by one while that request takes them in its own order, and PostgreSQL may then end
+    the flush as a deadlock, leaving the test's rows for the next test. This fixture is
+    set up after the test database (so torn down before it is flushed, and after the
+    browser's fixtures are gone) and waits, up to 20 s, until the server has answered
+    every request it began (Django's request signals) and, on PostgreSQL, no other
+    session on the database is inside a statement or a transaction.
     """
     if "live_server" not in request.fixturenames:
         yield
         return
-    request.getfixturevalue("transactional_db")
-    yield
+    from django.core.signals import request_finished, request_started
     from django.db import connection
 
+    request.getfixturevalue("transactional_db")
+    lock, open_requests = threading.Lock(), [0]
+
+    def began(**kwargs):
+        with lock:
+            open_requests[0] += 1
+
+    def ended(**kwargs):
+        with lock:
+            open_requests[0] -= 1
+
+    request_started.connect(began, weak=False, dispatch_uid="e2e-quiet-began")
+    request_finished.connect(ended, weak=False, dispatch_uid="e2e-quiet-ended")
+    try:
+        yield
+        deadline = time.monotonic() + 20
+        quiet_since = None
+        while time.monotonic() < deadline:
+            if open_requests[0] > 0:
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= 0.1:
+                break  # none open for 0.1 s: a request in the socket has begun by now
+            time.sleep(0.02)
+    finally:
+        request_started.disconnect(dispatch_uid="e2e-quiet-began")
+        request_finished.disconnect(dispatch_uid="e2e-quiet-ended")
     if connection.vendor != "postgresql":
         return
-    deadline = time.monotonic() + 20
     with connection.cursor() as cursor:
         while time.monotonic() < deadline:
             cursor.execute(
