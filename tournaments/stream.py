@@ -24,6 +24,10 @@ Signed-in visitors (who may see drafts) get a feed each, asked every POLL_SECOND
 stream ends after STREAM_SECONDS so that servers recycle connections; the page opens a
 new one with the tags it then holds. Served by a WSGI server, the view answers 204, which
 tells the page's EventSource to stop, and the page keeps polling.
+
+Under an ASGI server, ``bare`` (the application ``config.asgi`` serves) answers a signed-out
+visitor's stream straight from its feed, without Django's request handling and middleware;
+every other request, and every signed-in visitor's stream, goes through Django.
 """
 
 import asyncio
