@@ -403,26 +403,27 @@ def bare(django_application):
     redirect due); anything else gets Django's own answer."""
 
     async def application(scope, receive, send):
-        slug = _bare_slug(scope)
-        if slug is None:
-            return await django_application(scope, receive, send)
-        return await _serve_bare(scope, receive, send, slug)
+        # Only a stream's address is looked at further: other requests pass straight on.
+        if scope["type"] == "http" and scope["path"].endswith("/events/"):
+            headers = _headers(scope)
+            cookies = parse_cookie(headers.get("cookie", ""))
+            slug = _bare_slug(scope, headers, cookies)
+            if slug is not None:
+                return await _serve_bare(scope, receive, send, slug, headers, cookies)
+        return await django_application(scope, receive, send)
 
     return application
 
 
-def _bare_slug(scope) -> str | None:
+def _bare_slug(scope, headers: dict[str, str], cookies: dict) -> str | None:
     """The tournament of a stream this path may serve, or None for Django."""
-    if scope["type"] != "http" or scope["method"] != "GET":
+    if scope["method"] != "GET" or settings.SESSION_COOKIE_NAME in cookies:
         return None
     try:
         match = resolve(scope["path"])
     except Resolver404:
         return None
     if match.func is not live_events:
-        return None
-    headers = _headers(scope)
-    if settings.SESSION_COOKIE_NAME in parse_cookie(headers.get("cookie", "")):
         return None
     host, _ = split_domain_port(headers.get("host", ""))
     allowed = settings.ALLOWED_HOSTS
@@ -457,9 +458,7 @@ class _Visitor:
         self.META = {"HTTP_ACCEPT_LANGUAGE": headers.get("accept-language", "")}
 
 
-async def _serve_bare(scope, receive, send, slug: str) -> None:
-    headers = _headers(scope)
-    cookies = parse_cookie(headers.get("cookie", ""))
+async def _serve_bare(scope, receive, send, slug: str, headers: dict, cookies: dict) -> None:
     language = translation.get_language_from_request(_Visitor(cookies, headers))
     get = QueryDict(scope.get("query_string", b"").decode("latin-1"))
     opened = await _open(slug, get, language, AnonymousUser(), {}, private=False)
