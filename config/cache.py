@@ -11,7 +11,7 @@ import logging
 import time
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
@@ -20,10 +20,35 @@ log = logging.getLogger(__name__)
 REST_AFTER_ERROR = 2.0
 
 
+class ReusedClients(RedisCacheClient):
+    """Django's Redis cache client, making one ``redis.Redis`` per connection pool once.
+
+    Django makes a new ``redis.Redis`` for every cache call, and each one builds its
+    table of some 170 reply callbacks: about 0.1 ms of CPU, more than the call's own
+    work for a small key. A ``redis.Redis`` over a pool is safe to share between
+    threads (each command takes a connection from the pool), so one is kept per pool.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._clients = {}
+
+    def get_client(self, key=None, *, write=False):
+        pool = self._get_connection_pool(write)
+        client = self._clients.get(id(pool))
+        if client is None:
+            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
+
 class ForgivingRedisCache(RedisCache):
     """Django's Redis cache whose operations fall back to a miss when Redis is away."""
 
     _away_until = 0.0
+
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = ReusedClients
 
     def _try(self, operation: str, call, fallback):
         if time.monotonic() < ForgivingRedisCache._away_until:

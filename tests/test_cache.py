@@ -87,3 +87,30 @@ def test_redis_is_asked_again_after_the_rest(closed_port, monkeypatch):
     )
     assert cache.get("tag") == "cached"
     assert asked == ["tag"]
+
+
+def test_one_redis_client_is_made_per_connection_pool(closed_port):
+    cache = cache_at(closed_port)
+    client = cache._cache.get_client()
+    assert cache._cache.get_client(write=True) is client
+    assert cache._cache.get_client("any key") is client
+    assert client.connection_pool is cache._cache._get_connection_pool(False)
+
+
+def test_the_shared_client_serves_several_threads_at_once(settings):
+    """Against the real Redis of REDIS_URL: calls from several threads at once through the
+    one client each get their own answers."""
+    if not settings.REDIS_URL:
+        pytest.skip("needs REDIS_URL")
+    from concurrent.futures import ThreadPoolExecutor
+
+    cache = ForgivingRedisCache(settings.REDIS_URL, {})
+    keys = [f"live:test-shared-client:{n}" for n in range(40)]
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda key: cache.set(key, key.upper(), 30), keys))
+            found = list(pool.map(cache.get, keys))
+        assert found == [key.upper() for key in keys]
+        assert len(cache._cache._clients) == 1
+    finally:
+        cache.delete_many(keys)
