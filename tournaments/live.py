@@ -98,8 +98,18 @@ def table_changed(slug: str, stage_order: int, round_number: int) -> None:
         cache.set_many(sooner, TAG_SECONDS)
 
 
+def public_standings_key(slug: str, stage: str, gzipped: bool) -> str:
+    """Where the standings API's answer to a signed-out poller is kept, with the mark it
+    was made for: a poller whose standings changed is sent it without a query."""
+    return f"live:standings-public:{slug}:{stage}:{'gz' if gzipped else 'json'}"
+
+
 def forget_standings(slug: str, stage_orders) -> None:
-    cache.delete_many([standings_key(slug, str(order)) for order in [*stage_orders, ""]])
+    stages = [str(order) for order in stage_orders] + [""]
+    cache.delete_many(
+        [standings_key(slug, stage) for stage in stages]
+        + [public_standings_key(slug, stage, gzipped) for stage in stages for gzipped in (0, 1)]
+    )
 
 
 def forget_standings_of(tournament_id: int) -> None:

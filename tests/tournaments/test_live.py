@@ -263,6 +263,69 @@ def test_api_pollers_that_take_gzip_share_one_compressed_answer(
     assert sum(row["games_played"] for row in rows) == 4
 
 
+def test_a_signed_out_poller_gets_changed_standings_as_kept_without_a_query(
+    event, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, round_ = event
+    rebuild_standings(tournament.pk)
+    api = APIClient()
+    url = f"/api/v1/tournaments/{tournament.slug}/standings/"
+    for encoding in ("", "gzip"):
+        made = api.get(url, HTTP_ACCEPT_ENCODING=encoding)  # by the view: keeps the answer
+        with CaptureQueriesContext(connection) as queries:
+            kept = api.get(url, HTTP_ACCEPT_ENCODING=encoding, HTTP_IF_NONE_MATCH='"old"')
+        assert len(queries) == 0
+        assert kept.status_code == 200 and kept.content == made.content
+        assert dict(kept.items()) == dict(made.items())
+    # A finished game: the kept answer is of the last mark and is not sent again.
+    with django_capture_on_commit_callbacks(execute=True):
+        play(tables(round_)[0].game, organizer, random.Random(3))
+    after = api.get(url)
+    assert after["ETag"] != made["ETag"]
+    assert sum(row["games_played"] for row in after.json()["rows"]) == 4
+
+
+def test_signed_in_and_browsing_pollers_are_never_sent_the_kept_answer(event, organizer):
+    tournament, _, _ = event
+    rebuild_standings(tournament.pk)
+    url = f"/api/v1/tournaments/{tournament.slug}/standings/"
+    APIClient().get(url)  # keeps the signed-out answer
+    signed_in = APIClient()
+    signed_in.force_login(organizer)
+    token = APIClient()
+    token.credentials(HTTP_AUTHORIZATION="Token nonsense")
+    asks = [
+        (signed_in, {}),  # a session: answered by the view for that account
+        (token, {}),  # an Authorization header, even a wrong one, is the view's to judge
+        (APIClient(), {"HTTP_ACCEPT": "text/html"}),  # the browsable API
+    ]
+    for client, headers in asks:
+        with CaptureQueriesContext(connection) as queries:
+            answer = client.get(url, **headers)
+        assert len(queries) > 0, headers
+        assert answer.status_code in (200, 401)
+    assert token.get(url).status_code == 401
+    with CaptureQueriesContext(connection) as queries:
+        assert APIClient().get(url + "?format=json").status_code == 200
+    assert len(queries) > 0  # any other query parameter goes to the view
+
+
+def test_an_event_taken_private_stops_the_kept_answer_at_once(
+    event, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, _ = event
+    rebuild_standings(tournament.pk)
+    url = f"/api/v1/tournaments/{tournament.slug}/standings/"
+    assert APIClient().get(url).status_code == 200
+    assert APIClient().get(url).status_code == 200  # as kept
+    with django_capture_on_commit_callbacks(execute=True):
+        update_tournament(tournament, by=organizer, public=False)
+    owner = APIClient()
+    owner.force_login(organizer)
+    assert owner.get(url).status_code == 200  # keeps the mark again, signed in
+    assert APIClient().get(url).status_code == 404
+
+
 @pytest.mark.parametrize(
     ("header", "takes"),
     [

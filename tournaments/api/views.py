@@ -3,6 +3,7 @@
 import gzip
 import json
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q
@@ -457,19 +458,15 @@ class MatchRefereeView(TournamentMixin, APIView):
 
 class StandingsView(TournamentMixin, APIView):
     """A stage's standings snapshot; reading never computes. Pollers get 304 when unchanged,
-    answered from the cache before authentication or any query (``tournaments.live``)."""
+    and a signed-out poller the answer as kept when changed, both from the cache before
+    authentication or any query (``tournaments.live``)."""
 
     def dispatch(self, request, *args, **kwargs):
-        tagged = request.headers.get("If-None-Match")
         wanted = request.GET.get("stage", "")
-        if tagged and (wanted == "" or (wanted.isdigit() and len(wanted) < 6)):
-            known = cache.get(live.standings_key(kwargs.get("slug", ""), wanted))
-            if known is not None and known.etag == tagged:
-                # Tells the poller only that what it holds is current.
-                response = HttpResponseNotModified()
-                response["ETag"] = tagged
-                patch_vary_headers(response, ("Accept-Language", "Cookie", "Authorization"))
-                return response
+        if wanted == "" or (wanted.isdigit() and len(wanted) < 6):
+            kept = _kept_standings_answer(request, kwargs.get("slug", ""), wanted)
+            if kept is not None:
+                return kept
         return super().dispatch(request, *args, **kwargs)
 
     @extend_schema(
@@ -481,7 +478,8 @@ class StandingsView(TournamentMixin, APIView):
         stage = _stage_of(tournament, request)
         mark = selectors.standings_mark(tournament, stage)
         wanted = request.query_params.get("stage", "")
-        if wanted == "" or wanted == str(stage.order):
+        kept = wanted == "" or wanted == str(stage.order)
+        if kept:
             live.keep_standings(live.standings_key(slug, wanted), mark)
         tag = mark.etag
         if request.headers.get("If-None-Match") == tag:
@@ -502,9 +500,61 @@ class StandingsView(TournamentMixin, APIView):
             response = _standings_json(
                 tournament, stage, mark, order, JSONRenderer().render(head), request
             )
+            if kept and _signed_out_poll(request):
+                # This visitor may see the event, so may every signed-out one (the kept
+                # answer goes with the mark whenever the event's settings change).
+                gzipped = response.get("Content-Encoding") == "gzip"
+                key = live.public_standings_key(slug, wanted, gzipped)
+                cache.set(key, (mark, response.content), mark.keep_for)
         response["ETag"] = tag
         patch_vary_headers(response, ("Accept-Encoding",))
         return response
+
+
+def _signed_out_poll(request) -> bool:
+    """Whether a request for the standings is a plain signed-out GET for JSON: the kind
+    whose answer depends on nothing but the event, the stage and Accept-Encoding."""
+    return (
+        request.method == "GET"
+        and "Authorization" not in request.headers
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and set(request.GET) <= {"stage"}
+        and "html" not in request.headers.get("Accept", "")
+    )
+
+
+def _kept_standings_answer(request, slug: str, wanted: str) -> HttpResponse | None:
+    """A poll answered from the cache: 304 while the poller's tag is current, else (to a
+    signed-out poller) the answer kept for the current mark; None to ask the database."""
+    tagged = request.headers.get("If-None-Match")
+    public = _signed_out_poll(request)
+    if not tagged and not public:
+        return None
+    gzipped = public and live.accepts_gzip(request.headers.get("Accept-Encoding", ""))
+    keys = [live.standings_key(slug, wanted)]
+    if public:
+        keys.append(live.public_standings_key(slug, wanted, gzipped))
+    kept = cache.get_many(keys)
+    known = kept.get(keys[0])
+    if known is None:
+        return None
+    if tagged and known.etag == tagged:
+        # Tells the poller only that what it holds is current.
+        response = HttpResponseNotModified()
+        response["ETag"] = tagged
+        patch_vary_headers(response, ("Accept-Language", "Cookie", "Authorization"))
+        return response
+    answer = kept.get(keys[1]) if public else None
+    if answer is None or answer[0] != known:
+        return None
+    response = HttpResponse(answer[1], content_type="application/json")
+    if gzipped:
+        response["Content-Encoding"] = "gzip"
+    response["ETag"] = known.etag
+    # The headers the view's own answer has (the view's Vary, then the framework's).
+    response["Allow"] = "GET, HEAD, OPTIONS"
+    patch_vary_headers(response, ("Accept-Encoding", "Accept"))
+    return response
 
 
 def _standings_json(tournament, stage, mark, order, head: bytes, request) -> HttpResponse:
