@@ -17,7 +17,8 @@ played with Redis killed for 10 s in the middle.
 
 It prints, per phase, the referees' latency against the no-viewer phase of the same run,
 the viewers' latency, the share of polls answered unchanged (204/304) while games were
-played, the standings lag (a game's last hand acknowledged -> the standings API shows it
+played (and the share that found nothing new, compared part by part with what the
+viewer held: the most any tags could answer unchanged), the standings lag (a game's last hand acknowledged -> the standings API shows it
 finished), the referees' p95 in each 20 s of play (and with --inside their hands timed
 inside gunicorn, from its access log), the cost of an unchanged poll against a minimal
 authenticated endpoint on the idle server, the longest request while Redis was down, and
@@ -396,9 +397,15 @@ def referees_main(port, tables, seconds, out, seed):
 # The viewers' process: page viewers make the page's one live poll, API viewers the standings
 
 
-async def _poll_part(port, url, part, stop, until, polls, offset):
-    """Poll one live part every 5 s, keeping the tag (URL and ETag) it last received."""
+async def _poll_part(port, url, part, stop, until, polls, offset, held=None):
+    """Poll one live part every 5 s, keeping the tag (URL and ETag) it last received.
+
+    Each poll is logged with whether its answer showed the viewer anything new: a changed
+    page poll's parts are compared with the ones the page holds (``held``, from the page as
+    first shown), a changed API poll's body with the last one."""
     etag = None
+    held = dict(held or {})
+    body = None
     await asyncio.sleep(offset)
     tick = time.monotonic()
     while not stop.is_set() and time.monotonic() < until:
@@ -409,16 +416,91 @@ async def _poll_part(port, url, part, stop, until, polls, offset):
             headers["Accept-Encoding"] = "gzip"  # as every phone's HTTP client sends
         started = time.monotonic()
         answer = await call(port, "GET", url, headers=headers, timeout=20.0)
-        polls.append((started, answer.seconds, answer.status, part))
+        news = None
         if answer.status == 200:
             etag = answer.headers.get("etag", etag)
             if part != "api":
-                url = live_url(answer.body.decode("utf-8", "replace"), "live") or url
+                text = answer.body.decode("utf-8", "replace")
+                url = live_url(text, "live") or url
+                news = brings_news(text, held)
+            else:
+                news, body = answer.body != body, answer.body
+        elif answer.status in (204, 304):
+            news = False
+        polls.append((started, answer.seconds, answer.status, part, news))
         tick += POLL_SECONDS
         # Like htmx's timer, a slow answer does not bunch the next polls together.
         while tick < time.monotonic():
             tick += POLL_SECONDS
         await asyncio.sleep(tick - time.monotonic())
+
+
+def _element(text: str, start: int) -> str:
+    """The element that opens at ``text[start]`` through its matching closing tag."""
+    name = re.match(r"<([a-zA-Z0-9]+)", text[start : start + 16]).group(1)
+    opening, closing = f"<{name}", f"</{name}>"
+    depth, at = 0, start
+    while True:
+        opens, closes = text.find(opening, at), text.find(closing, at)
+        if closes < 0:
+            return text[start:]
+        if 0 <= opens < closes:
+            at = opens + len(opening)
+            if text[at : at + 1] in (" ", ">", "\n", "\t"):  # <li, not <link
+                depth += 1
+            continue
+        depth -= 1
+        at = closes + len(closing)
+        if depth == 0:
+            return text[start:at]
+
+
+def _by_id(element: str) -> str:
+    return re.search(r'id="([^"]*)"', element[: element.find(">")]).group(1)
+
+
+def shown_parts(element: str) -> dict[str, str]:
+    """What a viewer sees of one live part, as it compares it: the standings whole; the
+    tables as the part around the cards and each card on its own."""
+    name = _by_id(element)
+    if name != "tables":
+        return {name: element}
+    parts, rest, at = {}, [], 0
+    while (start := element.find('<li class="table-card"', at)) >= 0:
+        card = _element(element, start)
+        parts[_by_id(card)] = card
+        rest.append(element[at:start])
+        at = start + len(card)
+    parts["tables"] = "".join(rest) + element[at:]
+    return parts
+
+
+def page_parts(page: str) -> dict[str, str]:
+    """The live parts of the tournament page as first shown."""
+    parts = {}
+    for name in ("standings", "tables"):
+        at = page.find(f'id="{name}"')
+        if at >= 0:
+            parts.update(shown_parts(_element(page, page.rfind("<", 0, at))))
+    return parts
+
+
+OUT_OF_BAND = ' hx-swap-oob="true"'
+
+
+def brings_news(answer: str, held: dict[str, str]) -> bool:
+    """Whether a changed poll's answer shows the viewer anything it did not hold (each part
+    it swaps in compared with the one on the page); ``held`` is brought up to date."""
+    news, at = False, 0
+    while (mark := answer.find(OUT_OF_BAND, at)) >= 0:
+        start = answer.rfind("<", 0, mark)
+        element = _element(answer, start)
+        at = start + len(element)
+        for name, part in shown_parts(element.replace(OUT_OF_BAND, "", 1)).items():
+            if held.get(name) != part:
+                news = True
+                held[name] = part
+    return news
 
 
 def events_url(live: str) -> str:
@@ -608,7 +690,9 @@ def viewers_main(port, urls, count, stop, until, out, seed, crowd_nice=0, push_p
                     _follow_stream(push_port, urls["live"], stop, until, stream, offset, viewer)
                 )
             else:
-                tasks.append(_poll_part(port, urls["live"], "page", stop, until, polls, offset))
+                tasks.append(
+                    _poll_part(port, urls["live"], "page", stop, until, polls, offset, urls["held"])
+                )
         await asyncio.gather(*tasks)
 
     asyncio.run(watch())
@@ -1031,6 +1115,7 @@ def live_urls(port: int, event: Event) -> dict[str, str]:
     if missing:
         raise RuntimeError(f"The tournament page has no live {', '.join(missing)} part.")
     urls["api"] = f"/api/v1/tournaments/{event.slug}/standings/"
+    urls["held"] = page_parts(text)
     return urls
 
 
@@ -1308,6 +1393,7 @@ def phase_figures(phase: dict) -> dict:
     polls = phase["polls"]
     played_until = min(last_finish, phase["until"])
     share, counted = unchanged_share(polls, until=played_until)
+    during = [poll for poll in polls if poll[0] <= played_until]
     span = (played_until - played["started"]) if played.get("started") else None
     outage_requests = [entry for entry in log if in_outage(entry)] + [
         poll for poll in polls if in_outage(poll)
@@ -1329,6 +1415,10 @@ def phase_figures(phase: dict) -> dict:
         "viewer_errors": sum(1 for poll in polls if poll[2] == 0 or poll[2] >= 500),
         "unchanged": share,
         "polls_during_play": counted,
+        # What the polls during play brought the viewer (see brings_news).
+        "brought_news": sum(1 for poll in during if poll[4] is True),
+        "changed_empty": sum(1 for poll in during if poll[2] == 200 and poll[4] is False),
+        "changed_answers": sum(1 for poll in during if poll[2] == 200),
         "poll_rate": counted / span if span else None,
         "play_seconds": span,
         "hands": len(played.get("acks", [])),
@@ -1517,13 +1607,30 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
                 continue
             value = figure["unchanged"]
             goal = TARGETS["unchanged_share_300"]
+            how = ", push (API polls only)" if push else ""
             target(
-                f"polls unchanged during play, {viewers} viewers"
-                + (", push (API polls only)" if push else ""),
+                f"polls unchanged during play, {viewers} viewers{how}",
                 "-" if value is None else f"{value:.1%} of {figure['polls_during_play']}",
                 f">= {goal:.0%}" + ("" if viewers == 300 else " (300 in the issue)"),
                 verdict(value, goal, at_least=True),
             )
+            counted = figure["polls_during_play"]
+            if counted:
+                # The most any tags could answer unchanged without showing less or later.
+                quiet = 1 - figure["brought_news"] / counted
+                target(
+                    f"  of which found nothing new (the ceiling){how}",
+                    f"{quiet:.1%} of {counted}",
+                    "",
+                    "",
+                )
+                empty, changed = figure["changed_empty"], figure["changed_answers"]
+                target(
+                    f"  changed answers that showed nothing new{how}",
+                    f"{empty} of {changed}",
+                    "0",
+                    "PASS" if empty == 0 else "FAIL",
+                )
     if costs:
         minimal = costs["minimal: GET /api/v1/invitations/ (token)"]["median"]
         worst = max(

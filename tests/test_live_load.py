@@ -205,3 +205,79 @@ def test_the_hands_time_inside_gunicorn_is_read_from_its_access_log(bench, tmp_p
         log.write(b"POST /api/v1/tournaments/x/rounds/ 201 90000\n")
     assert stack.hand_seconds(since) == [0.025, 0.004]
     assert stack.hand_seconds(0) == [0.012, 0.025, 0.004]
+
+
+PAGE = (
+    '<main><div id="standings"><p>Ana 25</p></div><section>'
+    '<div id="tables"><p>Round 1</p><ul class="tables">'
+    '<li class="table-card" id="table-1"><ol class="seats"><li>Ana</li><li>Beto</li></ol>'
+    '<link rel="x">\n</li>'
+    '<li class="table-card" id="table-2"><ol class="seats"><li>Cruz</li></ol>\n</li>'
+    "</ul></div></section></main>"
+)
+
+
+def test_the_page_as_first_shown_is_held_part_by_part(bench):
+    held = bench.page_parts(PAGE)
+    assert set(held) == {"standings", "tables", "table-1", "table-2"}
+    assert held["table-1"].endswith('<link rel="x">\n</li>')  # <link is not an <li
+    assert held["tables"] == '<div id="tables"><p>Round 1</p><ul class="tables"></ul></div>'
+
+
+def test_a_changed_answer_brings_news_only_for_a_part_the_page_does_not_hold(bench):
+    held = bench.page_parts(PAGE)
+    poller = '<div id="live" hx-get="/t/e/live/?s=b&amp;t=c"></div>'
+    same = '<li hx-swap-oob="true" class="table-card" id="table-2"><ol class="seats"><li>Cruz</li></ol>\n</li>'  # noqa: E501
+    assert bench.brings_news(poller + same, held) is False
+    moved = same.replace("Cruz", "Cruz 30")
+    assert bench.brings_news(poller + moved, held) is True
+    assert "Cruz 30" in held["table-2"]
+    assert bench.brings_news(poller + moved, held) is False  # now held
+    standings = '<div hx-swap-oob="true" id="standings"><p>Ana 50</p></div>'
+    assert bench.brings_news(poller + same.replace("Cruz", "Cruz 30") + standings, held)
+    assert bench.brings_news(poller, held) is False
+
+
+@pytest.mark.django_db
+def test_the_real_page_and_its_answers_are_read_the_same_way(bench, client):
+    """Against the templates: the page's parts, a hand's answer (one new card) and the
+    same answer read twice (nothing new)."""
+    from scoring.services import record_hand
+    from tests.factories import UserFactory
+    from tournaments.models import Match
+    from tournaments.services import (
+        add_stage,
+        create_tournament,
+        generate_round,
+        publish_round,
+        register_entrants,
+        update_tournament,
+    )
+
+    organizer = UserFactory()
+    tournament = create_tournament(by=organizer, name="Copa", ruleset_key="cutthroat", table_size=4)
+    update_tournament(tournament, by=organizer, status="registration")
+    register_entrants(tournament, by=organizer, text="\n".join(f"P{i:02d}" for i in range(8)))
+    stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
+    update_tournament(tournament, by=organizer, status="running")
+    round_ = generate_round(stage, by=organizer)
+    publish_round(round_, by=organizer)
+    page = client.get(f"/t/{tournament.slug}/").content.decode()
+    held = bench.page_parts(page)
+    assert {"standings", "tables", "table-1", "table-2"} <= set(held)
+    url = bench.live_url(page, "live")
+    game = Match.objects.filter(round=round_, table_number=2).get().game
+    record_hand(
+        game, by=organizer, number=1, ended="domino", domino_by="A",
+        pips={"A": 0, "B": 5, "C": 5, "D": 5},
+    )  # fmt: skip
+    from tournaments import live
+
+    live.forget_tournament(tournament.pk)  # as the hand's commit does, at once
+    answer = client.get(url, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 200
+    text = answer.content.decode()
+    before = dict(held)
+    assert bench.brings_news(text, held) is True
+    assert held["table-2"] != before["table-2"] and held["table-1"] == before["table-1"]
+    assert bench.brings_news(text, held) is False
