@@ -19,8 +19,9 @@ It prints, per phase, the referees' latency against the no-viewer phase of the s
 the viewers' latency, the share of polls answered unchanged (204/304) while games were
 played (and the share that found nothing new, compared part by part with what the
 viewer held: the most any tags could answer unchanged), the standings lag (a game's
-last hand acknowledged -> the standings API shows it finished), the referees' p95 in each 20 s of play (and with --inside their hands timed
-inside gunicorn, from its access log), the cost of an unchanged poll against a minimal
+last hand acknowledged -> the standings API shows it finished), the referees' p95 in
+each 20 s of play (and with --inside their hands timed inside gunicorn, from its access
+log), the cost of an unchanged poll against a minimal
 authenticated endpoint on the idle server, the longest request while Redis was down, and
 an integrity check (every acknowledged hand stored exactly once, ``verify_games``
 clean), each with the issue's target and PASS/FAIL. Every process it starts runs in its
