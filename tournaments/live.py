@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from django.conf import settings
 from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.utils.translation import get_language
@@ -47,6 +48,12 @@ def digest(*parts) -> str:
     """A short tag for the parts: it changes when any of them does."""
     text = "|".join(str(part) for part in parts)
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+def signed_in(request) -> bool:
+    """Whether the request may belong to someone signed in, told without a query: the
+    live parts' answers kept for everyone go only to requests without a session."""
+    return settings.SESSION_COOKIE_NAME in request.COOKIES
 
 
 # --- keys ----------------------------------------------------------------------------------

@@ -374,7 +374,7 @@ async def live_events(request, slug: str):
         # A WSGI server would hold a worker for the whole stream: the page polls instead.
         return HttpResponse(status=204)
     user = await request.auser()
-    private = views._signed_in(request)
+    private = live.signed_in(request)
     opened = await _open(
         slug, request.GET, translation.get_language(), user, dict(request.COOKIES), private
     )

@@ -247,11 +247,6 @@ def _live_answer(request, tag: str, html: str | None, *, shared: bool) -> HttpRe
     return response
 
 
-def _signed_in(request) -> bool:
-    """Whether the request may belong to someone signed in, told without a query."""
-    return settings.SESSION_COOKIE_NAME in request.COOKIES
-
-
 def _param(request, name: str) -> str | None:
     return param_of(request.GET, name)
 
@@ -276,7 +271,7 @@ def live_poll(request, slug: str):
     everyone = request.GET.get("all") == "1"
     since = (request.GET.get("s", ""), request.GET.get("t", ""))
     keyed = stage_param is not None and round_param is not None
-    if keyed and not _signed_in(request) and since[1][:1] == "p":
+    if keyed and not live.signed_in(request) and since[1][:1] == "p":
         standings_key = live.standings_key(slug, stage_param)
         tables_key = live.tables_key(slug, stage_param, round_param)
         kept = cache.get_many([standings_key, tables_key])

@@ -3,7 +3,6 @@
 import gzip
 import json
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q
@@ -517,7 +516,7 @@ def _signed_out_poll(request) -> bool:
     return (
         request.method == "GET"
         and "Authorization" not in request.headers
-        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and not live.signed_in(request)
         and set(request.GET) <= {"stage"}
         and "html" not in request.headers.get("Accept", "")
     )
