@@ -198,3 +198,30 @@ def partners_round(teams: int = 6):
     for game in games:
         assign_referee(game.match, organizer, by=organizer)
     return tournament, organizer, stage, games
+
+
+def cutthroat_round(organizer, players: int = 16):
+    """A running four-player Cutthroat round robin with its first round published:
+    (tournament, stage, round), ``players`` / 4 tables."""
+    from tournaments.services import (
+        add_stage,
+        create_tournament,
+        generate_round,
+        publish_round,
+        register_entrants,
+        update_tournament,
+    )
+
+    tournament = create_tournament(
+        by=organizer, name="Copa en vivo", ruleset_key="cutthroat", table_size=4
+    )
+    update_tournament(tournament, by=organizer, status="registration")
+    text = "\n".join(f"P{i:02d}" for i in range(players))
+    register_entrants(tournament, by=organizer, text=text)
+    stage = add_stage(
+        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 3}
+    )
+    update_tournament(tournament, by=organizer, status="running")
+    round_ = generate_round(stage, by=organizer)
+    publish_round(round_, by=organizer)
+    return tournament, stage, round_

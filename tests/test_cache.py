@@ -105,12 +105,14 @@ def test_the_shared_client_serves_several_threads_at_once(settings):
     from concurrent.futures import ThreadPoolExecutor
 
     cache = ForgivingRedisCache(settings.REDIS_URL, {})
-    keys = [f"live:test-shared-client:{n}" for n in range(40)]
+    # Not under "live:": other tests' cleanup may delete those keys at any moment.
+    keys = [f"test:shared-client:{n}" for n in range(40)]
     try:
         with ThreadPoolExecutor(8) as pool:
             list(pool.map(lambda key: cache.set(key, key.upper(), 30), keys))
             found = list(pool.map(cache.get, keys))
-        assert found == [key.upper() for key in keys]
+        # (A Redis error would read as a miss and leave the cache resting: say so.)
+        assert found == [key.upper() for key in keys], ForgivingRedisCache._away_until
         assert len(cache._cache._clients) == 1
     finally:
         cache.delete_many(keys)

@@ -243,36 +243,21 @@ def test_the_real_page_and_its_answers_are_read_the_same_way(bench, client):
     """Against the templates: the page's parts, a hand's answer (one new card) and the
     same answer read twice (nothing new)."""
     from scoring.services import record_hand
-    from tests.factories import UserFactory
+    from tests.factories import UserFactory, cutthroat_round
+    from tournaments import live
     from tournaments.models import Match
-    from tournaments.services import (
-        add_stage,
-        create_tournament,
-        generate_round,
-        publish_round,
-        register_entrants,
-        update_tournament,
-    )
 
     organizer = UserFactory()
-    tournament = create_tournament(by=organizer, name="Copa", ruleset_key="cutthroat", table_size=4)
-    update_tournament(tournament, by=organizer, status="registration")
-    register_entrants(tournament, by=organizer, text="\n".join(f"P{i:02d}" for i in range(8)))
-    stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
-    update_tournament(tournament, by=organizer, status="running")
-    round_ = generate_round(stage, by=organizer)
-    publish_round(round_, by=organizer)
+    tournament, _, round_ = cutthroat_round(organizer, players=8)
     page = client.get(f"/t/{tournament.slug}/").content.decode()
     held = bench.page_parts(page)
     assert {"standings", "tables", "table-1", "table-2"} <= set(held)
     url = bench.live_url(page, "live")
-    game = Match.objects.filter(round=round_, table_number=2).get().game
+    game = Match.objects.get(round=round_, table_number=2).game
     record_hand(
         game, by=organizer, number=1, ended="domino", domino_by="A",
         pips={"A": 0, "B": 5, "C": 5, "D": 5},
     )  # fmt: skip
-    from tournaments import live
-
     live.forget_tournament(tournament.pk)  # as the hand's commit does, at once
     answer = client.get(url, HTTP_HX_REQUEST="true")
     assert answer.status_code == 200

@@ -15,16 +15,13 @@ from rest_framework.test import APIClient
 
 from scoring.models import Game
 from scoring.services import record_hand
-from tests.factories import UserFactory
+from tests.factories import UserFactory, cutthroat_round
 from tournaments import live, selectors, tasks
 from tournaments.demo import play
 from tournaments.models import Match, StandingsSnapshot
 from tournaments.services import (
-    add_stage,
-    create_tournament,
     generate_round,
     publish_round,
-    register_entrants,
     update_tournament,
     withdraw,
 )
@@ -43,18 +40,7 @@ def organizer():
 @pytest.fixture
 def event(organizer):
     """Sixteen players at four tables of a published first round."""
-    tournament = create_tournament(
-        by=organizer, name="Copa en vivo", ruleset_key="cutthroat", table_size=4
-    )
-    update_tournament(tournament, by=organizer, status="registration")
-    register_entrants(tournament, by=organizer, text="\n".join(f"P{i:02d}" for i in range(16)))
-    stage = add_stage(
-        tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 3}
-    )
-    update_tournament(tournament, by=organizer, status="running")
-    round_ = generate_round(stage, by=organizer)
-    publish_round(round_, by=organizer)
-    return tournament, stage, round_
+    return cutthroat_round(organizer)
 
 
 def tables(round_) -> list[Match]:
