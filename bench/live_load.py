@@ -18,7 +18,8 @@ played with Redis killed for 10 s in the middle.
 It prints, per phase, the referees' latency against the no-viewer phase of the same run,
 the viewers' latency, the share of polls answered unchanged (204/304) while games were
 played (and the share that found nothing new, compared part by part with what the
-viewer held: the most any tags could answer unchanged), the standings lag (a game's
+viewer held: the most any tags could answer unchanged), the share the cache alone
+answered (the server's ``Server-Timing``: no query, no rendering), the standings lag (a game's
 last hand acknowledged -> the standings API shows it finished), the referees' p95 in
 each 20 s of play (and with --inside their hands timed inside gunicorn, from its access
 log), the cost of an unchanged poll against a minimal
@@ -82,7 +83,11 @@ OUTAGE_SECONDS = 10.0
 TARGETS = {
     "referee_ratio_300": 1.5,
     "referee_ratio_1000": 2.0,
+    # As filed: 90 % of polls unchanged. At this bench's pace fewer polls than that find
+    # nothing new (see poll_counts), so the bench holds the share to that ceiling and
+    # holds the polls' cost to the 90 %: answered by the cache alone.
     "unchanged_share_300": 0.90,
+    "cache_share_300": 0.90,
     "unchanged_cost_ratio": 1.5,
     "lag_median": 2.0,
     "lag_max": 5.0,
@@ -130,6 +135,28 @@ def unchanged_share(polls: list[tuple], *, until: float) -> tuple[float | None, 
         return None, 0
     unchanged = sum(1 for poll in during if poll[2] in (204, 304))
     return unchanged / len(during), len(during)
+
+
+def poll_counts(during: list[tuple]) -> dict[str, int]:
+    """What the polls during play were answered and brought. A poll is (started, seconds,
+    status, part, news, hit): ``news`` whether its answer showed the viewer anything it did
+    not hold (None for a failed poll), ``hit`` whether the server says the cache alone
+    answered it (its ``Server-Timing``: no query, no rendering).
+
+    ``quiet`` counts the polls that found nothing new, the most any tags could answer
+    unchanged without showing less or later; ``missed`` those of them not answered
+    unchanged (a changed answer that showed nothing new, or a failure)."""
+    unchanged = sum(1 for poll in during if poll[2] in (204, 304))
+    quiet = sum(1 for poll in during if poll[4] is not True)
+    return {
+        "counted": len(during),
+        "unchanged": unchanged,
+        "quiet": quiet,
+        "missed": quiet - unchanged,
+        "changed_answers": sum(1 for poll in during if poll[2] == 200),
+        "changed_empty": sum(1 for poll in during if poll[2] == 200 and poll[4] is False),
+        "from_cache": sum(1 for poll in during if poll[5]),
+    }
 
 
 _ATTRIBUTE = re.compile(r'([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*=\s*"([^"]*)"')
@@ -225,6 +252,12 @@ def ratio(value: float | None, base: float | None) -> float | None:
     if value is None or not base:
         return None
     return value / base
+
+
+def cached_share(figure: dict) -> float | None:
+    """The share of a phase's polls during play that the cache alone answered."""
+    counts = figure["counts"]
+    return counts["from_cache"] / counts["counted"] if counts["counted"] else None
 
 
 # ---------------------------------------------------------------------------------------
@@ -418,6 +451,7 @@ async def _poll_part(port, url, part, stop, until, polls, offset, held=None):
         started = time.monotonic()
         answer = await call(port, "GET", url, headers=headers, timeout=20.0)
         news = None
+        hit = answer.headers.get("server-timing", "") == "cache;desc=hit"
         if answer.status == 200:
             etag = answer.headers.get("etag", etag)
             if part != "api":
@@ -428,7 +462,7 @@ async def _poll_part(port, url, part, stop, until, polls, offset, held=None):
                 news, body = answer.body != body, answer.body
         elif answer.status in (204, 304):
             news = False
-        polls.append((started, answer.seconds, answer.status, part, news))
+        polls.append((started, answer.seconds, answer.status, part, news, hit))
         tick += POLL_SECONDS
         # Like htmx's timer, a slow answer does not bunch the next polls together.
         while tick < time.monotonic():
@@ -1416,10 +1450,8 @@ def phase_figures(phase: dict) -> dict:
         "viewer_errors": sum(1 for poll in polls if poll[2] == 0 or poll[2] >= 500),
         "unchanged": share,
         "polls_during_play": counted,
-        # What the polls during play brought the viewer (see brings_news).
-        "brought_news": sum(1 for poll in during if poll[4] is True),
-        "changed_empty": sum(1 for poll in during if poll[2] == 200 and poll[4] is False),
-        "changed_answers": sum(1 for poll in during if poll[2] == 200),
+        # What the polls during play brought the viewer and cost (see poll_counts).
+        "counts": poll_counts(during),
         "poll_rate": counted / span if span else None,
         "play_seconds": span,
         "hands": len(played.get("acks", [])),
@@ -1478,6 +1510,7 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
     header = (
         f"{'phase':<16}{'hands':>6}{'games':>8}{'play':>8}{'ref p50':>9}{'ref p95':>9}"
         f"{'vs N=0':>8}{'view p50':>10}{'view p95':>10}{'polls/s':>9}{'unchanged':>11}"
+        f"{'by cache':>10}"
         f"{'lag p50':>9}{'lag max':>9}{'errors':>8}{'client cpu':>12}{'web cpu':>9}"
         f"{'machine':>9}"
     )
@@ -1493,7 +1526,7 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
             f"{ms(figure['referee']['p95']):>9}"
             f"{times(ref_ratio):>8}"
             f"{ms(figure['viewer']['p50']):>10}{ms(figure['viewer']['p95']):>10}"
-            f"{rate:>9}{pct(figure['unchanged']):>11}"
+            f"{rate:>9}{pct(figure['unchanged']):>11}{pct(cached_share(figure)):>10}"
             f"{secs(figure['lag']['p50']):>9}{secs(figure['lag']['max']):>9}"
             f"{figure['referee_errors'] + figure['viewer_errors']:>8}"
             f"{figure['client_cpu']:>10.1f} s"
@@ -1606,32 +1639,42 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
             figure = phase_with(viewers, push)
             if not figure:
                 continue
-            value = figure["unchanged"]
-            goal = TARGETS["unchanged_share_300"]
             how = ", push (API polls only)" if push else ""
+            tally = figure["counts"]
+            counted = tally["counted"]
+            if not counted:
+                continue
+            share, ceiling = tally["unchanged"] / counted, tally["quiet"] / counted
             target(
                 f"polls unchanged during play, {viewers} viewers{how}",
-                "-" if value is None else f"{value:.1%} of {figure['polls_during_play']}",
+                f"{share:.1%} of {counted}",
+                f"= found nothing new, {ceiling:.1%}",
+                "PASS" if tally["missed"] == 0 else "FAIL",
+            )
+            target(
+                "  changed answers that showed nothing new",
+                f"{tally['changed_empty']} of {tally['changed_answers']}",
+                "0",
+                "PASS" if tally["changed_empty"] == 0 else "FAIL",
+            )
+            # The goal as first set holds wherever this pace leaves it within reach.
+            goal = TARGETS["unchanged_share_300"]
+            target(
+                f"  {goal:.0%} unchanged, as first set",
+                f"{share:.1%}",
+                f">= {goal:.0%}",
+                verdict(share, goal, at_least=True)
+                if ceiling >= goal
+                else f"OUT OF REACH (ceiling {ceiling:.1%})",
+            )
+            goal = TARGETS["cache_share_300"]
+            value = cached_share(figure)
+            target(
+                f"polls answered by the cache alone, {viewers} viewers{how}",
+                f"{value:.1%} of {counted}",
                 f">= {goal:.0%}" + ("" if viewers == 300 else " (300 in the issue)"),
                 verdict(value, goal, at_least=True),
             )
-            counted = figure["polls_during_play"]
-            if counted:
-                # The most any tags could answer unchanged without showing less or later.
-                quiet = 1 - figure["brought_news"] / counted
-                target(
-                    f"  of which found nothing new (the ceiling){how}",
-                    f"{quiet:.1%} of {counted}",
-                    "",
-                    "",
-                )
-                empty, changed = figure["changed_empty"], figure["changed_answers"]
-                target(
-                    f"  changed answers that showed nothing new{how}",
-                    f"{empty} of {changed}",
-                    "0",
-                    "PASS" if empty == 0 else "FAIL",
-                )
     if costs:
         minimal = costs["minimal: GET /api/v1/invitations/ (token)"]["median"]
         worst = max(

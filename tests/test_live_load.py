@@ -51,6 +51,28 @@ def test_unchanged_share_counts_only_polls_during_play_and_failures_as_changed(b
     assert bench.unchanged_share(polls, until=0.5) == (None, 0)
 
 
+def test_poll_counts_hold_the_unchanged_share_to_what_found_nothing_new(bench):
+    polls = [
+        (1.0, 0.01, 204, "page", False, True),
+        (2.0, 0.01, 304, "api", False, True),
+        (3.0, 0.02, 200, "page", True, True),  # news, from the cache
+        (3.5, 0.03, 200, "page", True, False),  # news, read again from the database
+        (4.0, 0.02, 200, "api", False, False),  # changed, yet nothing new: a miss
+        (4.5, 1.00, 0, "page", None, False),  # failed: nothing new shown, a miss
+    ]
+    assert bench.poll_counts(polls) == {
+        "counted": 6,
+        "unchanged": 2,
+        "quiet": 4,
+        "missed": 2,
+        "changed_answers": 3,
+        "changed_empty": 1,
+        "from_cache": 3,
+    }
+    assert bench.cached_share({"counts": bench.poll_counts(polls)}) == 0.5
+    assert bench.cached_share({"counts": bench.poll_counts([])}) is None
+
+
 def test_live_url_reads_the_regions_poll_address_unescaped(bench):
     page = (
         '<main><div class="x" id="standings" hx-get="/t/e/standings/?stage=1&amp;since=ab"'
@@ -266,3 +288,8 @@ def test_the_real_page_and_its_answers_are_read_the_same_way(bench, client):
     assert bench.brings_news(text, held) is True
     assert held["table-2"] != before["table-2"] and held["table-1"] == before["table-1"]
     assert bench.brings_news(text, held) is False
+    # The bench counts the answers the cache alone gave by the header it reads.
+    again = client.get(url, HTTP_HX_REQUEST="true")
+    assert again.content == answer.content
+    timings = (answer["Server-Timing"], again["Server-Timing"])
+    assert timings == ("cache;desc=miss", "cache;desc=hit")

@@ -50,6 +50,14 @@ def digest(*parts) -> str:
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
+def served(response, *, from_cache: bool):
+    """Marks a live answer with how it was served: ``Server-Timing: cache;desc=hit`` when
+    the cache alone answered it (no query, no rendering), ``cache;desc=miss`` when the
+    database was asked. Browsers' developer tools show it; the live-load bench counts it."""
+    response["Server-Timing"] = f"cache;desc={'hit' if from_cache else 'miss'}"
+    return response
+
+
 def signed_in(request) -> bool:
     """Whether the request may belong to someone signed in, told without a query: the
     live parts' answers kept for everyone go only to requests without a session."""

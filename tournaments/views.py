@@ -223,10 +223,12 @@ def _stage_from_query(request, tournament: Tournament) -> Stage | None:
     return selectors.pick_stage(tournament, request.GET.get("stage"), list(tournament.stages.all()))
 
 
-def _live_answer(request, tag: str, html: str | None, *, shared: bool) -> HttpResponse:
+def _live_answer(
+    request, tag: str, html: str | None, *, shared: bool, from_cache: bool
+) -> HttpResponse:
     """A live poll's answer: 204 when nothing changed (``html`` None), 304 for an
     unchanged conditional request, else the changes; with headers that let a proxy in
-    front answer the crowd."""
+    front answer the crowd, and that say whether the cache alone answered it."""
     etag = f'"{tag}"'
     if html is None:
         response = HttpResponse(status=204)
@@ -244,7 +246,7 @@ def _live_answer(request, tag: str, html: str | None, *, shared: bool) -> HttpRe
     # The language comes from the header or the language cookie; a proxy keys on both
     # and passes signed-in visitors through (see the README).
     patch_vary_headers(response, ("Accept-Language", "Cookie"))
-    return response
+    return live.served(response, from_cache=from_cache)
 
 
 def _param(request, name: str) -> str | None:
@@ -283,7 +285,9 @@ def live_poll(request, slug: str):
             and (state.fresh or not live.claim_refresh(tables_key))
         ):
             if (mark.tag, state.tag) == since:
-                return _live_answer(request, _page_tag(mark, state), None, shared=True)
+                return _live_answer(
+                    request, _page_tag(mark, state), None, shared=True, from_cache=True
+                )
             # The pollers that last heard from the same state share this answer: with a
             # round read again every TABLES_HOLD seconds, many of them do.
             language = get_language()
@@ -305,7 +309,9 @@ def live_poll(request, slug: str):
                 if html is not None:
                     cache.set(answer_key, html, live.TAG_SECONDS)
             if html is not None:
-                return _live_answer(request, _page_tag(mark, state), html, shared=True)
+                return _live_answer(
+                    request, _page_tag(mark, state), html, shared=True, from_cache=True
+                )
     tournament = _visible(request, slug)
     stage = _stage_from_query(request, tournament)
     staff = allowed(request.user, "tournament.see_drafts", tournament)
@@ -333,7 +339,9 @@ def live_poll(request, slug: str):
             was=lambda tag: cache.get(live.was_key(tag)),
             cards=parts.cards,
         )
-    return _live_answer(request, tag, html, shared=not request.user.is_authenticated)
+    return _live_answer(
+        request, tag, html, shared=not request.user.is_authenticated, from_cache=False
+    )
 
 
 def _cached_cards(tables: list[tuple[int, str]], language: str) -> list[str] | None:

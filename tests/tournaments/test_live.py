@@ -192,6 +192,47 @@ def test_an_unchanged_api_poll_makes_no_query(event):
     assert len(queries) == 0
 
 
+def test_each_live_answer_says_whether_the_cache_alone_answered_it(
+    client, event, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, round_ = event
+    rebuild_standings(tournament.pk)
+    page = poll_url(client, tournament)
+    client.cookies.clear()
+    api = f"/api/v1/tournaments/{tournament.slug}/standings/"
+    signed_in = APIClient()
+    signed_in.force_login(organizer)
+
+    def ask(get, url, **headers):
+        with CaptureQueriesContext(connection) as queries:
+            answer = get(url, **headers)
+        return answer, len(queries)
+
+    def hand():
+        with django_capture_on_commit_callbacks(execute=True):
+            one_hand(tables(round_)[0].game, organizer)
+
+    asks = [
+        lambda: ask(client.get, page, **HTMX),  # the first: keeps the state
+        lambda: ask(client.get, page, **HTMX),  # unchanged
+        lambda: (hand(), ask(client.get, page, **HTMX))[1],  # a hand: read again
+        lambda: ask(client.get, page, **HTMX),  # the same change for the next poller
+        lambda: ask(APIClient().get, api),  # the first: keeps the answer
+        lambda: ask(APIClient().get, api),  # the kept answer
+        lambda: ask(APIClient().get, api, HTTP_IF_NONE_MATCH="x"),  # kept, to an old tag
+        lambda: ask(signed_in.get, api),  # signed in: the view
+    ]
+    seen = []
+    for asked in asks:
+        answer, queries = asked()
+        assert answer.status_code in (200, 204, 304)
+        seen.append((answer["Server-Timing"], queries > 0))
+    for timing, queried in seen:
+        assert timing == ("cache;desc=miss" if queried else "cache;desc=hit")
+    hits = [timing == "cache;desc=hit" for timing, _ in seen]
+    assert hits == [False, True, False, True, False, True, True, False]
+
+
 def test_changed_standings_are_rendered_once_for_every_api_poller(
     event, organizer, django_capture_on_commit_callbacks
 ):
@@ -262,6 +303,10 @@ def test_a_signed_out_poller_gets_changed_standings_as_kept_without_a_query(
             kept = api.get(url, HTTP_ACCEPT_ENCODING=encoding, HTTP_IF_NONE_MATCH='"old"')
         assert len(queries) == 0
         assert kept.status_code == 200 and kept.content == made.content
+        # The same headers as the view's, but for saying where the answer came from.
+        assert made["Server-Timing"] == "cache;desc=miss"
+        assert kept["Server-Timing"] == "cache;desc=hit"
+        del made["Server-Timing"], kept["Server-Timing"]
         assert dict(kept.items()) == dict(made.items())
     # A finished game: the kept answer is of the last mark and is not sent again.
     with django_capture_on_commit_callbacks(execute=True):

@@ -465,8 +465,8 @@ class StandingsView(TournamentMixin, APIView):
         if wanted == "" or (wanted.isdigit() and len(wanted) < 6):
             kept = _kept_standings_answer(request, kwargs.get("slug", ""), wanted)
             if kept is not None:
-                return kept
-        return super().dispatch(request, *args, **kwargs)
+                return live.served(kept, from_cache=True)
+        return live.served(super().dispatch(request, *args, **kwargs), from_cache=False)
 
     @extend_schema(
         parameters=[OpenApiParameter("stage", OpenApiTypes.INT)],
