@@ -469,7 +469,24 @@ class StandingsView(TournamentMixin, APIView):
         return live.served(super().dispatch(request, *args, **kwargs), from_cache=False)
 
     @extend_schema(
-        parameters=[OpenApiParameter("stage", OpenApiTypes.INT)],
+        parameters=[
+            OpenApiParameter("stage", OpenApiTypes.INT),
+            OpenApiParameter(
+                "ETag",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                description="The standings' tag: send it as If-None-Match for a 304.",
+                response=[200, 304],
+            ),
+            OpenApiParameter(
+                "Server-Timing",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                description="`cache;desc=hit` when the cache alone answered (no query),"
+                " `cache;desc=miss` when the database was asked.",
+                response=[200, 304],
+            ),
+        ],
         responses={200: OpenApiTypes.OBJECT, 304: None},
     )
     def get(self, request, slug: str):
