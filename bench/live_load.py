@@ -1449,7 +1449,6 @@ def phase_figures(phase: dict) -> dict:
         "viewer": summarize([poll[1] for poll in polls]),
         "viewer_errors": sum(1 for poll in polls if poll[2] == 0 or poll[2] >= 500),
         "unchanged": share,
-        "polls_during_play": counted,
         # What the polls during play brought the viewer and cost (see poll_counts).
         "counts": poll_counts(during),
         "poll_rate": counted / span if span else None,

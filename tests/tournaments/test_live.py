@@ -74,6 +74,12 @@ def poll_url(client, tournament, query: str = "") -> str:
     return live_url_in(client.get(f"/t/{tournament.slug}/{query}").content.decode())
 
 
+def built_standings(tournament) -> str:
+    """The standings API's URL for the tournament, its standings built first."""
+    rebuild_standings(tournament.pk)
+    return f"/api/v1/tournaments/{tournament.slug}/standings/"
+
+
 def bare(url: str) -> str:
     """The poll without the tags the page holds: answered with every part."""
     return url.split("&s=")[0]
@@ -181,9 +187,8 @@ def test_an_unchanged_poll_makes_no_query_and_renders_nothing(client, event):
 
 def test_an_unchanged_api_poll_makes_no_query(event):
     tournament, _, _ = event
-    rebuild_standings(tournament.pk)
+    url = built_standings(tournament)
     api = APIClient()
-    url = f"/api/v1/tournaments/{tournament.slug}/standings/"
     first = api.get(url)
     assert first.status_code == 200
     with CaptureQueriesContext(connection) as queries:
@@ -196,10 +201,9 @@ def test_each_live_answer_says_whether_the_cache_alone_answered_it(
     client, event, organizer, django_capture_on_commit_callbacks
 ):
     tournament, _, round_ = event
-    rebuild_standings(tournament.pk)
+    api = built_standings(tournament)
     page = poll_url(client, tournament)
     client.cookies.clear()
-    api = f"/api/v1/tournaments/{tournament.slug}/standings/"
     signed_in = APIClient()
     signed_in.force_login(organizer)
 
@@ -237,9 +241,8 @@ def test_changed_standings_are_rendered_once_for_every_api_poller(
     event, organizer, django_capture_on_commit_callbacks
 ):
     tournament, _, round_ = event
-    rebuild_standings(tournament.pk)
+    url = built_standings(tournament)
     api = APIClient()
-    url = f"/api/v1/tournaments/{tournament.slug}/standings/"
     first = api.get(url)
     assert first.status_code == 200 and first["Content-Type"] == "application/json"
     body = first.json()
@@ -267,9 +270,8 @@ def test_api_pollers_that_take_gzip_share_one_compressed_answer(
     event, organizer, django_capture_on_commit_callbacks
 ):
     tournament, _, round_ = event
-    rebuild_standings(tournament.pk)
+    url = built_standings(tournament)
     api = APIClient()
-    url = f"/api/v1/tournaments/{tournament.slug}/standings/"
     plain = api.get(url)
     packed = api.get(url, HTTP_ACCEPT_ENCODING="br, gzip;q=0.8")
     assert packed["Content-Encoding"] == "gzip" and "Content-Encoding" not in plain
@@ -294,9 +296,8 @@ def test_a_signed_out_poller_gets_changed_standings_as_kept_without_a_query(
     event, organizer, django_capture_on_commit_callbacks
 ):
     tournament, _, round_ = event
-    rebuild_standings(tournament.pk)
+    url = built_standings(tournament)
     api = APIClient()
-    url = f"/api/v1/tournaments/{tournament.slug}/standings/"
     for encoding in ("", "gzip"):
         made = api.get(url, HTTP_ACCEPT_ENCODING=encoding)  # by the view: keeps the answer
         with CaptureQueriesContext(connection) as queries:
@@ -318,8 +319,7 @@ def test_a_signed_out_poller_gets_changed_standings_as_kept_without_a_query(
 
 def test_signed_in_and_browsing_pollers_are_never_sent_the_kept_answer(event, organizer):
     tournament, _, _ = event
-    rebuild_standings(tournament.pk)
-    url = f"/api/v1/tournaments/{tournament.slug}/standings/"
+    url = built_standings(tournament)
     APIClient().get(url)  # keeps the signed-out answer
     signed_in = APIClient()
     signed_in.force_login(organizer)
@@ -345,8 +345,7 @@ def test_an_event_taken_private_stops_the_kept_answer_at_once(
     event, organizer, django_capture_on_commit_callbacks
 ):
     tournament, _, _ = event
-    rebuild_standings(tournament.pk)
-    url = f"/api/v1/tournaments/{tournament.slug}/standings/"
+    url = built_standings(tournament)
     assert APIClient().get(url).status_code == 200
     assert APIClient().get(url).status_code == 200  # as kept
     with django_capture_on_commit_callbacks(execute=True):
@@ -377,9 +376,8 @@ def test_which_clients_take_gzip(header, takes):
 
 def test_an_unreachable_broker_tells_api_pollers_the_standings_are_stale(event, organizer):
     tournament, _, round_ = event
-    rebuild_standings(tournament.pk)
+    url = built_standings(tournament)
     api = APIClient()
-    url = f"/api/v1/tournaments/{tournament.slug}/standings/"
     first = api.get(url)
     game = tables(round_)[0].game
     with mock.patch.object(
