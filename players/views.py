@@ -301,9 +301,7 @@ def manage_registration(request, slug: str):
             "form": form,
             "applications": [a for a in applications if a.status in ACTIVE],
             "check_in_url": url,
-            "qr": segno.make(url, error="m").svg_inline(
-                scale=5, dark="#000", light="#fff", omitsize=False
-            ),
+            "qr": segno.make(url, error="m").svg_inline(dark="#000", light="#fff", omitsize=True),
             "entered": entered_count(tournament),
             "zone": tournament.time_zone,
         },

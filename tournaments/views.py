@@ -496,7 +496,8 @@ def table_cards(request, slug: str, number: int):
             {
                 "table": table,
                 "url": url,
-                "qr": qr.svg_inline(scale=4, dark="#000", light="#fff", omitsize=False),
+                # No width or height but a viewBox: the print style sizes the whole code.
+                "qr": qr.svg_inline(dark="#000", light="#fff", omitsize=True),
                 "rules_summary": wording.summary(selectors.table_ruleset(table, rules), gettext),
             }
         )

@@ -1,9 +1,13 @@
 """Printed table cards and score sheets, and the hall screen, as a browser renders them."""
 
+import io
 import random
 import re
 
+import pypdfium2 as pdfium
 import pytest
+import zxingcpp
+from PIL import Image
 
 from tests.e2e.conftest import OUTPUT, log_in
 from tests.factories import UserFactory
@@ -17,6 +21,21 @@ PASSWORD = "correct-horse-battery"
 
 def pdf_pages(data: bytes) -> int:
     return len(re.findall(rb"/Type\s*/Page[^s]", data))
+
+
+def codes_in_pdf(data: bytes) -> list[str]:
+    """Every QR code a phone's reader finds on the printed pages, read from the PDF
+    rasterised at 150 dpi (a modest printer)."""
+    document = pdfium.PdfDocument(data)
+    found = []
+    for page in document:
+        image = page.render(scale=150 / 72).to_pil()
+        found += [code.text for code in zxingcpp.read_barcodes(image)]
+    return found
+
+
+def codes_in_screenshot(png: bytes) -> list[str]:
+    return [code.text for code in zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))]
 
 
 def test_table_cards_print_on_a4_and_letter(live_server, browser, shot):
@@ -33,10 +52,21 @@ def test_table_cards_print_on_a4_and_letter(live_server, browser, shot):
     assert all(box["width"] > 300 and box["height"] > 250 for box in boxes)
     assert page.locator(".no-print").is_hidden()
     shot(page, "print-table-cards")
+    # Each card's code leads to its own table's scoring page, on screen and on paper.
+    tables = round_.matches.order_by("table_number")
+    wanted = sorted(f"{live_server.url}/games/{match.game_id}/score/" for match in tables)
+    assert sorted(codes_in_screenshot(page.screenshot(full_page=True))) == wanted
+    for number, match in enumerate(tables):
+        card = cards.nth(number)
+        assert card.locator(".big-number").inner_text() == str(match.table_number)
+        assert codes_in_screenshot(card.screenshot()) == [
+            f"{live_server.url}/games/{match.game_id}/score/"
+        ]
     OUTPUT.mkdir(parents=True, exist_ok=True)
     for paper in ("A4", "Letter"):
         pdf = page.pdf(format=paper, path=str(OUTPUT / f"table-cards-{paper}.pdf"))
         assert pdf_pages(pdf) == 1  # five cards, six to a page on either paper
+        assert sorted(codes_in_pdf(pdf)) == wanted, paper
     game = round_.matches.order_by("table_number").first().game
     play(game, organizer, random.Random(4))
     page.goto(f"{live_server.url}/games/{game.pk}/sheet/")
