@@ -8,6 +8,9 @@ DEBUG         default on for development; "0"/"false" for production
 ALLOWED_HOSTS comma-separated; default localhost names in development
 TIME_ZONE     default UTC
 LIVE_STREAM   default off; on: the tournament page takes its live parts as a stream
+LIVE_STREAMS_PER_ADDRESS, LIVE_FEEDS_PER_PROCESS  caps on a stream server process (50, 200)
+BEHIND_PROXY  default off; on only where a reverse proxy in front sets X-Forwarded-Proto
+              (and strips the client's): only then does Django believe it says HTTPS
 The README's configuration table lists every variable, the limits and the lock-out.
 """
 
@@ -230,6 +233,11 @@ LIVE_STREAM = env_bool("LIVE_STREAM", False)
 LIVE_STREAM_TICK = float(os.environ.get("LIVE_STREAM_TICK", "2"))
 LIVE_STREAM_HEARTBEAT = float(os.environ.get("LIVE_STREAM_HEARTBEAT", "15"))
 LIVE_STREAM_SECONDS = float(os.environ.get("LIVE_STREAM_SECONDS", "300"))
+# Past these a stream is refused (429, 503 with Retry-After) and the page polls instead:
+# the streams one client address may hold open in a process, and the feeds (distinct
+# queries followed) a process keeps, each of which asks for changes once a tick.
+LIVE_STREAMS_PER_ADDRESS = env_int("LIVE_STREAMS_PER_ADDRESS", 50)
+LIVE_FEEDS_PER_PROCESS = env_int("LIVE_FEEDS_PER_PROCESS", 200)
 
 # Celery: the real broker when REDIS_URL is set, otherwise every task runs eagerly.
 CELERY_BROKER_URL = REDIS_URL or "memory://"
@@ -364,7 +372,9 @@ LOGGING = {
 if not DEBUG:
     # Production profile: passes ``manage.py check --deploy`` with no warnings.
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    if env_bool("BEHIND_PROXY", False):
+        # Anyone can send X-Forwarded-Proto: it is believed only where a proxy sets it.
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
