@@ -314,6 +314,16 @@ MAX_ENTRANTS = env_int("MAX_ENTRANTS", 4096)
 # the rest of that hour (players/identity.py).
 CLAIM_CODE_TRIES = env_int("CLAIM_CODE_TRIES", 10)
 
+# Emails one person may receive in an hour, and cause (an event's emails count for the
+# user who created it); past them a notice is not written (players/notices.py). Staff and
+# partner invitations one user may send in an hour, answered 429 past it.
+NOTICES_PER_RECIPIENT_PER_HOUR = env_int("NOTICES_PER_RECIPIENT_PER_HOUR", 12)
+NOTICES_PER_SENDER_PER_HOUR = env_int("NOTICES_PER_SENDER_PER_HOUR", 600)
+INVITATIONS_PER_SENDER_PER_HOUR = env_int("INVITATIONS_PER_SENDER_PER_HOUR", 20)
+# Referee accounts an event may create: the tables of its largest round (or the tables
+# its entrants fill, before any round) plus these spares (tournaments/services/staff.py).
+EVENT_ACCOUNTS_SPARE = env_int("EVENT_ACCOUNTS_SPARE", 4)
+
 # Login lock-out (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one account
 # from one address, that account is refused from that address until AXES_COOLOFF_TIME
 # hours pass or an operator runs ``manage.py axes_reset``. The address alone is not a key:
