@@ -77,12 +77,16 @@ class IdempotencyKey(models.Model):
 
 
 class Preference(models.Model):
-    """A user's settings that follow them from device to device (the page language)."""
+    """A user's settings that follow them from device to device (the page language, and
+    whether capicu may email them at all)."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference"
     )
     language = models.CharField(max_length=10, blank=True)
+    emails = models.BooleanField(
+        default=True, help_text="Off: no email at all, whatever the event (one-click unsubscribe)."
+    )
 
     def __str__(self) -> str:
         return f"{self.user}: {self.language or 'browser language'}"

@@ -1,11 +1,17 @@
 """Writes about users themselves."""
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core import signing
+from django.core.cache import cache
 from django.db import transaction
 
 from accounts.models import Preference
 from domain.errors import UserError
 from domain.say import say
+
+UNSUBSCRIBE_SALT = "capicu.accounts.unsubscribe"
+HOUR = 3600
 
 
 class PreferenceError(UserError):
@@ -44,3 +50,53 @@ def revoke_own_token(user) -> bool:
     with transaction.atomic():
         deleted, _ = Token.objects.filter(user=user).delete()
     return bool(deleted)
+
+
+def wants_emails(user) -> bool:
+    """Whether ``user`` has not turned capicu's emails off."""
+    return not Preference.objects.filter(user=user, emails=False).exists()
+
+
+def set_emails(user, on: bool) -> Preference:
+    """Turn every email capicu may send ``user`` on or off."""
+    with transaction.atomic():
+        preference, _ = Preference.objects.update_or_create(user=user, defaults={"emails": on})
+    return preference
+
+
+def unsubscribe_token(user) -> str:
+    """A signed token that turns ``user``'s emails off without signing in (the link in
+    every email). It names the account and the address it was sent to, so it stops working
+    once the address changes."""
+    return signing.dumps([user.pk, user.email], salt=UNSUBSCRIBE_SALT, compress=True)
+
+
+def user_of_unsubscribe_token(token: str):
+    """The active user an unsubscribe token was made for, or None if it is not valid."""
+    try:
+        user_id, email = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+    except (signing.BadSignature, TypeError, ValueError):
+        return None
+    return get_user_model().objects.filter(pk=user_id, email=email, is_active=True).first()
+
+
+def unsubscribe(token: str):
+    """Turn off the emails of the user the token names; None if the token is not valid."""
+    user = user_of_unsubscribe_token(token)
+    if user is not None:
+        set_emails(user, False)
+    return user
+
+
+def spend_hourly(what: str, owner_id, per_hour: int) -> bool:
+    """Count one more ``what`` by (or for) ``owner_id`` this hour; False once ``per_hour``
+    are spent. The hour starts at the first one, kept in the cache like the claim-code
+    tries; a cache that is away counts nothing (the caps are a brake, not a lock)."""
+    key = f"accounts:hourly:{what}:{owner_id}"
+    cache.add(key, 0, HOUR)
+    try:
+        used = cache.incr(key)
+    except ValueError:  # gone between the two calls
+        cache.set(key, 1, HOUR)
+        used = 1
+    return used <= per_hour

@@ -1,5 +1,6 @@
-"""A user's own pages: the language switch (per browser, and per user once signed in) and
-the account page, where everyone manages their own API token."""
+"""A user's own pages: the language switch (per browser, and per user once signed in),
+the account page, where everyone manages their own API token and emails, and the
+one-click unsubscribe page that every email links to."""
 
 from django.conf import settings
 from django.contrib import messages
@@ -8,7 +9,8 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
-from django.views.decorators.http import require_POST
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
 
@@ -50,7 +52,16 @@ def account(request):
 
     if request.method == "POST":
         action = request.POST.get("token")
-        if action == "revoke":
+        if request.POST.get("emails") in ("on", "off"):
+            on = request.POST["emails"] == "on"
+            services.set_emails(request.user, on)
+            messages.success(
+                request,
+                gettext("capicu may email you about your events.")
+                if on
+                else gettext("capicu will not email you."),
+            )
+        elif action == "revoke":
             had = services.revoke_own_token(request.user)
             messages.success(
                 request,
@@ -70,5 +81,23 @@ def account(request):
     return render(
         request,
         "accounts/account.html",
-        {"token": token, "new_token": request.session.pop("new_token", None)},
+        {
+            "token": token,
+            "new_token": request.session.pop("new_token", None),
+            "wants_emails": services.wants_emails(request.user),
+        },
     )
+
+
+@csrf_exempt  # RFC 8058: mail clients POST here with no session; the signed token is the key
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request, token: str):
+    """Stop every email to the account the token names, without signing in: GET asks to
+    confirm (a link scanner must not unsubscribe anyone), POST turns them off."""
+    user = services.user_of_unsubscribe_token(token)
+    if user is None:
+        return render(request, "accounts/unsubscribe.html", {"invalid": True}, status=404)
+    done = request.method == "POST"
+    if done:
+        services.unsubscribe(token)
+    return render(request, "accounts/unsubscribe.html", {"done": done, "token": token})

@@ -1,12 +1,14 @@
 """Who may run series and ladder sessions, and act for a player."""
 
 from accounts.permissions import grants, is_signed_in
+from tournaments.permissions import acts_for_themselves
 
 
 @grants("series.create")
 @grants("ladder.create")
-def signed_in_creates(user, _obj) -> bool:
-    return is_signed_in(user)
+def people_create(user, _obj) -> bool:
+    """Anyone signed in with an account of their own (not one an event created)."""
+    return acts_for_themselves(user)
 
 
 @grants("series.manage")

@@ -5,9 +5,10 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from accounts.views import account, choose_language
+from accounts.views import account, choose_language, unsubscribe
 from config.api import api_root
 from config.health import health
+from tournaments.role_views import leave_role
 
 api_v1 = [
     path("", api_root, name="api-root"),
@@ -27,6 +28,8 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/language/", choose_language, name="choose-language"),
     path("accounts/", account, name="account"),
+    path("accounts/unsubscribe/<str:token>/", unsubscribe, name="unsubscribe"),
+    path("accounts/roles/<int:pk>/leave/", leave_role, name="role-leave"),
     path("", include("circuit.urls")),
     path("", include("scoring.urls")),
     path("", include("players.urls")),

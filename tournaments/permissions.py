@@ -1,7 +1,7 @@
 """Who may read and run tournaments, and what organizers may do to their games."""
 
 from accounts.permissions import grants, is_signed_in
-from tournaments.models import Staff, Tournament
+from tournaments.models import EventAccount, Staff, Tournament
 
 
 def role_in(user, tournament: Tournament | None, *roles: str) -> bool:
@@ -16,6 +16,21 @@ def role_in(user, tournament: Tournament | None, *roles: str) -> bool:
 def tournament_of_game(game) -> Tournament | None:
     """The tournament a game is played in, or None for a game outside any."""
     return Tournament.objects.filter(stages__rounds__matches__game=game).first()
+
+
+def is_event_account(user) -> bool:
+    """Whether ``user`` is a login an event created for its referees: it referees that
+    event and nothing more (no entries, claims, events, ladders, series or invitations)."""
+    return (
+        user is not None
+        and getattr(user, "pk", None) is not None
+        and EventAccount.objects.filter(user_id=user.pk).exists()
+    )
+
+
+def acts_for_themselves(user) -> bool:
+    """A signed-in person with an account of their own, not one an event created."""
+    return is_signed_in(user) and not is_event_account(user)
 
 
 def is_organizer(user, tournament: Tournament | None) -> bool:
@@ -45,8 +60,20 @@ def organizer_manages_entrants(user, entrant) -> bool:
 
 
 @grants("tournament.create")
-def signed_in_creates(user, _obj) -> bool:
-    return is_signed_in(user)
+def people_create(user, _obj) -> bool:
+    return acts_for_themselves(user)
+
+
+@grants("tournament.enter")
+def people_enter_what_they_see(user, tournament) -> bool:
+    """A player enters an event they can see, with an account of their own."""
+    return acts_for_themselves(user) and public_or_staff(user, tournament)
+
+
+@grants("player.claim")
+def people_claim(user, _player) -> bool:
+    """Linking an account to a player is for a person's own account."""
+    return acts_for_themselves(user)
 
 
 @grants("game.view")

@@ -4,13 +4,17 @@ each table."""
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, Max, Q
 
 from accounts.permissions import allowed, require
+from accounts.services import HOUR, spend_hourly
+from domain.errors import TooMany
 from domain.say import say
 from scoring.models import Game
 from tournaments.models import (
+    Entrant,
     EventAccount,
     Invitation,
     Match,
@@ -18,29 +22,50 @@ from tournaments.models import (
     Staff,
     Tournament,
 )
+from tournaments.permissions import is_event_account
 from tournaments.services.common import (
     TournamentConflict,
     TournamentError,
 )
 
+# One answer for a name nobody has and for an account that cannot be invited, so that an
+# invitation form does not tell which usernames exist.
+NO_ONE_TO_INVITE = "No user by that name can be invited."
 
-def _user_named(username) -> Any:
+
+def invitable_user(username) -> Any:
+    """The active user called ``username`` who may be invited to a role or a team, or None
+    (unknown, inactive, or an account an event created: it belongs to that event alone)."""
     from django.contrib.auth import get_user_model
 
     name = username.strip() if isinstance(username, str) else ""
     user = get_user_model().objects.filter(username__iexact=name, is_active=True).first()
-    if not name or user is None:
-        raise TournamentError(say("There is no user {username!r}.", username=name), "username")
+    if not name or user is None or is_event_account(user):
+        return None
     return user
+
+
+def spend_invitation(by, field: str) -> None:
+    """Count one invitation sent by ``by`` (to a role or a team); refused past the hourly
+    cap, known name or not, so the forms cannot be used to spam people or to list names."""
+    if not spend_hourly("invitations", by.pk, settings.INVITATIONS_PER_SENDER_PER_HOUR):
+        raise TooMany(
+            say("You have sent too many invitations in the last hour; try again later."),
+            field,
+            retry_after=HOUR,
+        )
 
 
 def invite_staff(tournament: Tournament, *, by, username: str, role: str) -> Invitation:
     """Offer an existing user a role in the event; it grants nothing until they accept."""
     if role not in Staff.Role.values:
         raise TournamentError(say("A role is organizer or referee."), "role")
-    user = _user_named(username)
+    require(by, "tournament.manage", tournament)
+    spend_invitation(by, "username")
+    user = invitable_user(username)
+    if user is None:
+        raise TournamentError(say(NO_ONE_TO_INVITE), "username")
     with transaction.atomic():
-        require(by, "tournament.manage", tournament)
         if Staff.objects.filter(tournament=tournament, user=user, role=role).exists():
             raise TournamentConflict(
                 say("{username} already holds that role here.", username=user.username), "username"
@@ -57,6 +82,10 @@ def accept_invitation(invitation: Invitation, *, by) -> Staff:
         invitation = Invitation.objects.select_for_update().filter(pk=invitation.pk).first()
         if invitation is None or by is None or invitation.user_id != by.pk:
             raise TournamentError(say("There is no such invitation for you."), "invitation")
+        if is_event_account(by):
+            raise TournamentConflict(
+                say("An account an event created referees that event only."), "invitation"
+            )
         staff, _ = Staff.objects.get_or_create(
             tournament_id=invitation.tournament_id, user=by, role=invitation.role
         )
@@ -85,18 +114,48 @@ def remove_staff(tournament: Tournament, user, *, by, role: str) -> None:
     """Take a role away; the last organizer stays."""
     with transaction.atomic():
         require(by, "tournament.manage", tournament)
-        if (
-            role == Staff.Role.ORGANIZER
-            and Staff.objects.filter(tournament=tournament, role=role).count() == 1
-        ):
-            raise TournamentConflict(say("A tournament keeps at least one organizer."), "role")
-        Staff.objects.filter(tournament=tournament, user=user, role=role).delete()
-        if not Staff.objects.filter(tournament=tournament, user=user).exists():
-            # Without a role here, the user referees none of the event's tables.
-            matches = Match.objects.filter(round__stage__tournament=tournament, referee=user)
-            games = Game.objects.filter(match__round__stage__tournament=tournament)
-            Game.referees.through.objects.filter(user=user, game__in=games).delete()
-            matches.update(referee=None)
+        _drop_role(tournament, user, role)
+
+
+def leave_role(staff: Staff, *, by) -> None:
+    """The user gives up a role of their own; the last organizer stays."""
+    with transaction.atomic():
+        staff = Staff.objects.select_related("tournament").filter(pk=staff.pk).first()
+        if staff is None or by is None or staff.user_id != by.pk:
+            raise TournamentError(say("You hold no such role."), "role")
+        Tournament.objects.select_for_update().get(pk=staff.tournament_id)
+        _drop_role(staff.tournament, by, staff.role)
+
+
+def _drop_role(tournament: Tournament, user, role: str) -> None:
+    if (
+        role == Staff.Role.ORGANIZER
+        and Staff.objects.filter(tournament=tournament, role=role).count() == 1
+        and Staff.objects.filter(tournament=tournament, role=role, user=user).exists()
+    ):
+        raise TournamentConflict(say("A tournament keeps at least one organizer."), "role")
+    Staff.objects.filter(tournament=tournament, user=user, role=role).delete()
+    if not Staff.objects.filter(tournament=tournament, user=user).exists():
+        # Without a role here, the user referees none of the event's tables.
+        matches = Match.objects.filter(round__stage__tournament=tournament, referee=user)
+        games = Game.objects.filter(match__round__stage__tournament=tournament)
+        Game.referees.through.objects.filter(user=user, game__in=games).delete()
+        matches.update(referee=None)
+
+
+def event_accounts_allowed(tournament: Tournament) -> int:
+    """How many referee accounts the event may create: one per table of its largest round
+    (before any round, per table its entrants would fill) and a few spares."""
+    largest = (
+        Match.objects.filter(round__stage__tournament=tournament, bye=False)
+        .values("round")
+        .annotate(tables=Count("pk"))
+        .aggregate(most=Max("tables"))["most"]
+    )
+    if not largest:
+        entrants = Entrant.objects.filter(tournament=tournament, withdrawn=False).count()
+        largest = -(-entrants // max(1, tournament.sides_per_table))
+    return largest + settings.EVENT_ACCOUNTS_SPARE
 
 
 def create_referee(tournament: Tournament, *, by, username: str) -> tuple[Any, str]:
@@ -117,7 +176,18 @@ def create_referee(tournament: Tournament, *, by, username: str) -> tuple[Any, s
         )
     users = get_user_model().objects
     with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
         require(by, "tournament.manage", tournament)
+        allowance = event_accounts_allowed(tournament)
+        if EventAccount.objects.filter(tournament=tournament).count() >= allowance:
+            raise TournamentConflict(
+                say(
+                    "This event has created {count} referee accounts, one per table and a "
+                    "few spares; invite people with accounts of their own instead.",
+                    count=allowance,
+                ),
+                "username",
+            )
         if users.filter(username__iexact=username).exists():
             raise TournamentError(
                 say("The username {username!r} is taken.", username=username), "username"
@@ -163,15 +233,19 @@ def credentials_managed_here(tournament: Tournament, user) -> bool:
     return user is not None and user.pk in accounts_managed_here(tournament, [user.pk])
 
 
+def _not_managed_here() -> TournamentError:
+    return TournamentError(
+        say(
+            "Only referee accounts this event created have their tokens set here; "
+            "everyone else manages their own from their account page."
+        ),
+        "user",
+    )
+
+
 def _check_credentials_managed_here(tournament: Tournament, user) -> None:
     if not credentials_managed_here(tournament, user):
-        raise TournamentError(
-            say(
-                "Only referee accounts this event created have their tokens set here; "
-                "everyone else manages their own from their account page."
-            ),
-            "user",
-        )
+        raise _not_managed_here()
 
 
 def issue_token(tournament: Tournament, user, *, by, rotate: bool = False) -> str:
@@ -188,12 +262,19 @@ def issue_token(tournament: Tournament, user, *, by, rotate: bool = False) -> st
 
 
 def revoke_token(tournament: Tournament, user, *, by) -> bool:
-    """Delete the API token of a referee account this event created; True if there was one."""
+    """Delete the API token of a referee account this event created; True if there was one.
+
+    The event that created an account may always stop its token, whatever roles other
+    events gave it since (setting a token is another matter: credentials_managed_here)."""
     from rest_framework.authtoken.models import Token
 
     with transaction.atomic():
         require(by, "tournament.manage", tournament)
-        _check_credentials_managed_here(tournament, user)
+        created_here = EventAccount.objects.filter(
+            tournament=tournament, user=user, user__is_superuser=False, user__is_staff=False
+        )
+        if user is None or not created_here.exists():
+            raise _not_managed_here()
         deleted, _ = Token.objects.filter(user=user).delete()
     return bool(deleted)
 
