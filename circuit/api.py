@@ -333,6 +333,7 @@ class LadderCreateSerializer(serializers.Serializer):
 class LadderPlayerBody(serializers.Serializer):
     player_id = bounded(1, ID_MAX, required=False)
     name = fields.Text(max_length=120, required=False, default="")
+    reason = fields.Text(max_length=500, required=False, default="", help_text="Why (forfeit).")
 
 
 def _ladder(request, slug: str) -> LadderSession:
@@ -408,12 +409,16 @@ class LadderDetailView(APIView):
         return Response(ladder_state(_ladder(request, slug)))
 
 
-LADDER_ACTIONS = ("check-in", "check-out", "form", "close")
+LADDER_ACTIONS = ("check-in", "check-out", "ask", "forfeit", "form", "close")
+PLAYER_ACTIONS = ("check-in", "check-out", "ask", "forfeit")
 
 
 class LadderActionView(APIView):
-    """``check-in`` (``player_id`` or ``name``), ``check-out`` (``player_id``), ``form``
-    (seat whoever waits now), ``close``."""
+    """``check-in`` (``player_id`` or ``name``: yourself, or a player without an account
+    whom you organize), ``check-out`` (``player_id``), ``ask`` (``player_id``: ask a
+    player with an account to check in), ``forfeit`` (``player_id``, ``reason``: your
+    seat, or as the organizer a seat at your table), ``form`` (seat whoever waits now),
+    ``close``."""
 
     @extend_schema(
         operation_id="ladders_act", request=LadderPlayerBody, responses={200: OpenApiTypes.OBJECT}
@@ -423,7 +428,7 @@ class LadderActionView(APIView):
         if action not in LADDER_ACTIONS:
             raise Http404
         _signed_in(request)
-        body = LadderPlayerBody(data=request.data if action.startswith("check") else {})
+        body = LadderPlayerBody(data=request.data if action in PLAYER_ACTIONS else {})
         body.is_valid(raise_exception=True)
         player = None
         if "player_id" in body.validated_data:
@@ -437,14 +442,84 @@ class LadderActionView(APIView):
                 ladder_services.check_in(
                     session, by=user, player=player, name=body.validated_data["name"]
                 )
+            elif action in PLAYER_ACTIONS and player is None:
+                raise serializers.ValidationError({"player_id": ["Say which player."]})
             elif action == "check-out":
-                if player is None:
-                    raise serializers.ValidationError({"player_id": ["Say which player."]})
                 ladder_services.check_out(session, by=user, player=player)
+            elif action == "ask":
+                ladder_services.ask(session, by=user, player=player)
+            elif action == "forfeit":
+                ladder_services.forfeit(
+                    session, by=user, player=player, reason=body.validated_data["reason"]
+                )
             elif action == "form":
                 ladder_services.form_now(session, by=user)
             else:
                 ladder_services.close_session(session, by=user)
             return Response(ladder_state(LadderSession.objects.get(pk=session.pk)))
+
+        return run_once(request, produce)
+
+
+class LadderAuditView(APIView):
+    """The session's audit list, latest first: check-ins and how they were consented,
+    requests and their answers, forfeits and other acts on its games (its organizers)."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, slug: str):
+        session = _ladder(request, slug)
+        _signed_in(request)
+        if not allowed(request.user, "ladder.manage", session):
+            raise PermissionDenied("Only this session's organizer may do that.")
+        return Response({"acts": ladder_services.session_audit(session)})
+
+
+def ladder_request_row(asked) -> dict:
+    return {
+        "id": asked.pk, "session": asked.session.slug, "session_name": asked.session.name,
+        "player_id": asked.player_id, "asked_at": asked.asked_at, "answer": asked.answer,
+        "answered_at": asked.answered_at,
+    }  # fmt: skip
+
+
+def ladder_entry_row(entry) -> dict:
+    return {
+        "session": entry.session.slug, "session_name": entry.session.name,
+        "status": entry.session.status, "player_id": entry.player_id, "present": entry.present,
+        "waiting": entry.waiting_since is not None, "at_table": entry.table_id is not None,
+        "consent": entry.consent, "consented_at": entry.consented_at,
+    }  # fmt: skip
+
+
+class AccountLaddersView(APIView):
+    """Your ladder entries (how each was consented) and the requests ladders sent you."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request):
+        _signed_in(request)
+        entries, requests = ladder_services.ladders_of(request.user)
+        return Response(
+            {
+                "entries": [ladder_entry_row(entry) for entry in entries],
+                "requests": [ladder_request_row(asked) for asked in requests],
+            }
+        )
+
+
+class LadderRequestAnswerView(APIView):
+    """Accept a ladder's request (you are checked in) or decline it."""
+
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
+    def post(self, request, pk: int, answer: str):
+        _signed_in(request)
+        if answer not in ("accept", "decline"):
+            raise Http404
+        asked = ladder_services.request_for(request.user, pk) if pk <= ID_MAX else None
+        if asked is None:
+            raise Http404
+
+        def produce():
+            answered = ladder_services.answer(asked, by=request.user, accept=answer == "accept")
+            return Response(ladder_request_row(answered))
 
         return run_once(request, produce)

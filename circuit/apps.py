@@ -7,4 +7,4 @@ class CircuitConfig(AppConfig):
     name = "circuit"
 
     def ready(self) -> None:
-        from circuit import permissions, receivers  # noqa: F401 - registers rules and receivers
+        from circuit import consent, permissions, receivers  # noqa: F401 - rules and receivers

@@ -198,6 +198,15 @@ class RatingsDirty(models.Model):
         return f"game {self.game_id}"
 
 
+class Consent(models.TextChoices):
+    """How a player came to sit in a ladder: the person's own act, or, for a player
+    without an account, the organizer of the ladders they play in."""
+
+    SELF = "self", pgettext_lazy("ladder consent", "Checked in themself")
+    ACCEPTED = "accepted", pgettext_lazy("ladder consent", "Accepted the organizer's request")
+    ORGANIZER = "organizer", pgettext_lazy("ladder consent", "Checked in by their organizer")
+
+
 class LadderSession(models.Model):
     """An evening of ranked play: players check in, capicu seats whoever waits."""
 
@@ -272,6 +281,13 @@ class LadderPlayer(models.Model):
         LadderTable, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     last_opponents = models.JSONField(default=list, blank=True)
+    # How they were last checked in; empty on entries made before consent was recorded,
+    # which are never seated again until the player (or their organizer) checks them in.
+    consent = models.CharField(max_length=12, choices=Consent.choices, blank=True, default="")
+    consented_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    consented_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["session", "waiting_since", "pk"]
@@ -285,3 +301,85 @@ class LadderPlayer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} in {self.session}"
+
+
+class LadderSeat(models.Model):
+    """One seat of a ladder table and how its player agreed to sit there: the record a
+    ladder game's rating rests on (a game with a seat nobody consented to is not rated)."""
+
+    table = models.ForeignKey(LadderTable, on_delete=models.CASCADE, related_name="consents")
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
+    consent = models.CharField(max_length=12, choices=Consent.choices)
+    consented_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "player"], name="ladder_seat_once"),
+            models.CheckConstraint(condition=~Q(consent=""), name="ladder_seat_consented"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} at {self.table} ({self.consent})"
+
+
+class LadderRequest(models.Model):
+    """A ladder's organizer asks a player with an account to check in; the player
+    answers on their account page or through the API."""
+
+    class Answer(models.TextChoices):
+        PENDING = "pending", pgettext_lazy("ladder request", "Pending")
+        ACCEPTED = "accepted", pgettext_lazy("ladder request", "Accepted")
+        DECLINED = "declined", pgettext_lazy("ladder request", "Declined")
+
+    session = models.ForeignKey(LadderSession, on_delete=models.CASCADE, related_name="requests")
+    player = models.ForeignKey("accounts.Player", on_delete=models.CASCADE, related_name="+")
+    asked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    asked_at = models.DateTimeField()
+    answer = models.CharField(max_length=8, choices=Answer.choices, default=Answer.PENDING)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-asked_at", "-pk"]
+        constraints = [
+            # One request per player and session: asked again only once accepted, never
+            # after a refusal.
+            models.UniqueConstraint(fields=["session", "player"], name="ladder_request_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session} asks {self.player_id}: {self.answer}"
+
+
+class LadderAct(models.Model):
+    """The ladder's audit list: who did what to whom, when (forfeits are the games'
+    officiating acts, read with these)."""
+
+    class Kind(models.TextChoices):
+        CHECKED_IN = "checked_in", pgettext_lazy("ladder act", "Checked in")
+        CHECKED_OUT = "checked_out", pgettext_lazy("ladder act", "Checked out")
+        ASKED = "asked", pgettext_lazy("ladder act", "Asked to check in")
+        ACCEPTED = "accepted", pgettext_lazy("ladder act", "Accepted the request")
+        DECLINED = "declined", pgettext_lazy("ladder act", "Declined the request")
+        CLOSED = "closed", pgettext_lazy("ladder act", "Session closed")
+
+    session = models.ForeignKey(LadderSession, on_delete=models.CASCADE, related_name="acts")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    player = models.ForeignKey(
+        "accounts.Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    detail = models.JSONField(default=dict, blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["session", "-at"])]
+
+    def __str__(self) -> str:
+        return f"{self.session}: {self.kind}"

@@ -20,11 +20,14 @@ def leaderboard(pool: str, *, min_games: int) -> QuerySet[Rating]:
 
 
 def player_ratings(player_id: int) -> list[dict]:
-    """A player's rating in each pool they have played, with its history oldest first."""
+    """A player's rating in each pool they have played, with its history oldest first.
+
+    Only public games are rated (circuit.consent); a game whose event has just turned
+    private, not yet rated again, is already left out of the history everyone sees."""
     ratings = {r.pool: r for r in Rating.objects.filter(player_id=player_id)}
     history: dict[str, list] = {pool: [] for pool in ratings}
     for pool, game_id, at, ordinal, games in (
-        RatingChange.objects.filter(player_id=player_id)
+        RatingChange.objects.filter(player_id=player_id, game__public=True, game__held=False)
         .order_by("pool", "finished_at", "game_id")
         .values_list("pool", "game_id", "finished_at", "ordinal", "games")
     ):

@@ -34,9 +34,18 @@ api_urls = [
     path("api/v1/ladders/", api.LadderListView.as_view(), name="ladder-list-api"),
     path("api/v1/ladders/<slug:slug>/", api.LadderDetailView.as_view(), name="ladder-detail-api"),
     path(
+        "api/v1/ladders/<slug:slug>/audit/", api.LadderAuditView.as_view(), name="ladder-audit-api"
+    ),
+    path(
         "api/v1/ladders/<slug:slug>/<str:action>/",
         api.LadderActionView.as_view(),
         name="ladder-action-api",
+    ),
+    path("api/v1/account/ladders/", api.AccountLaddersView.as_view(), name="account-ladders-api"),
+    path(
+        "api/v1/account/ladders/requests/<int:pk>/<str:answer>/",
+        api.LadderRequestAnswerView.as_view(),
+        name="ladder-request-answer-api",
     ),
 ]
 
@@ -54,6 +63,11 @@ urlpatterns = [
     path("ladders/<slug:slug>/", views.ladder_page, name="ladder-page"),
     path("ladders/<slug:slug>/floor/", views.ladder_floor, name="ladder-floor"),
     path("ladders/<slug:slug>/do/<str:action>/", views.ladder_act, name="ladder-action"),
+    path(
+        "ladders/requests/<int:pk>/<str:answer>/",
+        views.answer_ladder_request,
+        name="ladder-request-answer",
+    ),
     path(
         "t/<slug:slug>/seed-by-rating/",
         seeding_views.seed_event_by_rating,

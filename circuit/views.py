@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import Player
 from accounts.permissions import allowed
+from accounts.players import name_key
 from circuit import charts, exports, selectors
 from circuit.api import visible_series
 from circuit.models import LadderSession, Pool, Series
@@ -169,6 +170,10 @@ def ladder_list(request):
 def _ladder_context(request, session: LadderSession) -> dict:
     waiting, tables = ladder_services.session_floor(session)
     own = getattr(request.user, "player", None) if request.user.is_authenticated else None
+    own_table = next(
+        (t for t in tables if own and any(s.player_id == own.pk for s in t.game.seats.all())),
+        None,
+    )
     return {
         "session": session,
         "waiting": waiting,
@@ -177,6 +182,10 @@ def _ladder_context(request, session: LadderSession) -> dict:
         "manages": allowed(request.user, "ladder.manage", session),
         "own_player": own,
         "own_entry": session.players.filter(player=own).first() if own else None,
+        "own_table": own_table if own_table and own_table.game.status != "finished" else None,
+        "own_request": session.requests.filter(player=own, answer="pending").first()
+        if own
+        else None,
     }
 
 
@@ -203,13 +212,16 @@ def ladder_act(request, slug: str, action: str):
                 session, by=user, player=player, name=request.POST.get("name", "")
             )
         elif action == "check-out":
-            player = Player.objects.filter(
-                pk=bounded(request.POST.get("player"), 1, 2**63 - 1) or 0
+            ladder_services.check_out(session, by=user, player=_posted_player(request))
+        elif action == "ask":
+            ladder_services.ask(session, by=user, player=_named_account(request))
+        elif action == "forfeit":
+            ladder_services.forfeit(
+                session,
+                by=user,
+                player=_posted_player(request),
+                reason=request.POST.get("reason", ""),
             )
-            player = player.first()
-            if player is None:
-                raise CircuitError(gettext("Say which player."), "player")
-            ladder_services.check_out(session, by=user, player=player)
         elif action == "form":
             made = ladder_services.form_now(session, by=user)
             messages.success(request, gettext("Tables formed: {count}.").format(count=len(made)))
@@ -220,6 +232,49 @@ def ladder_act(request, slug: str, action: str):
     except CircuitError as error:
         messages.error(request, told(error.message))
     return redirect("ladder-page", slug=session.slug)
+
+
+def _posted_player(request) -> Player:
+    player = Player.objects.filter(pk=bounded(request.POST.get("player"), 1, 2**63 - 1) or 0)
+    player = player.first()
+    if player is None:
+        raise CircuitError(gettext("Say which player."), "player")
+    return player
+
+
+def _named_account(request) -> Player:
+    """The one player with an account under the name the organizer typed."""
+    key = name_key(" ".join(request.POST.get("name", "").split()))
+    found = list(Player.objects.filter(name_key=key, user__isnull=False)[:2]) if key else []
+    if len(found) != 1:
+        raise CircuitError(
+            gettext("No one player with an account goes by that name: give their full name."),
+            "name",
+        )
+    return found[0]
+
+
+@login_required
+@require_POST
+def answer_ladder_request(request, pk: int, answer: str):
+    """A player accepts or declines a ladder's request from their account page."""
+    if answer not in ("accept", "decline"):
+        raise Http404("No such answer.")
+    asked = ladder_services.request_for(request.user, pk) if pk <= 2**63 - 1 else None
+    if asked is None:
+        raise Http404("No such request.")
+    try:
+        ladder_services.answer(asked, by=request.user, accept=answer == "accept")
+    except CircuitError as error:
+        messages.error(request, told(error.message))
+    else:
+        if answer == "accept":
+            messages.success(
+                request, gettext("You are checked in to {name}.").format(name=asked.session.name)
+            )
+        else:
+            messages.success(request, gettext("Request declined."))
+    return redirect("account")
 
 
 def _own_or_none(request) -> Player | None:

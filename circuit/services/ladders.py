@@ -8,14 +8,27 @@ from django.utils import timezone
 
 from accounts.models import Player
 from accounts.permissions import require
+from accounts.players import name_key, new_player
 from circuit import jobs
+from circuit.consent import forfeiting, seat_consent
 from circuit.ladder_tables import Waiting, form_tables
-from circuit.models import LadderPlayer, LadderSession, LadderTable, Pool, Rating
+from circuit.models import (
+    Consent,
+    LadderAct,
+    LadderPlayer,
+    LadderRequest,
+    LadderSeat,
+    LadderSession,
+    LadderTable,
+    Pool,
+    Rating,
+)
 from circuit.rating import Skill
 from circuit.services.common import CircuitConflict, CircuitError, bounded, clean_name, unique_slug
 from domain.say import say
+from scoring import officiating
 from scoring import services as scoring
-from scoring.models import Game, Seat
+from scoring.models import Game, OfficialAct, Seat
 from scoring.rulesets import ScoringError, get_ruleset
 from tournaments.services.common import TournamentError
 from tournaments.services.events import _table_size_for
@@ -73,36 +86,140 @@ def _lock_open(session: LadderSession) -> LadderSession:
     return session
 
 
-def _player_named(name: str) -> Player:
+def _player_named(session: LadderSession, by, name: str) -> tuple[Player, str]:
+    """The organizer's player of that name, or a new one they create, with how their
+    seat is consented; a name that is someone else's player (or has an account) is
+    refused, never taken over."""
     name = clean_name(name)[:120]
     if not name:
         raise CircuitError(say("Give the player's name."), "name")
-    return Player.objects.filter(display_name__iexact=name).order_by("pk").first() or (
-        Player.objects.create(display_name=name)
+    namesakes = list(Player.objects.filter(name_key=name_key(name)).order_by("pk"))
+    for player in namesakes:
+        consent = seat_consent(by, session, player)
+        if consent:
+            return player, consent
+    if namesakes:
+        raise CircuitConflict(
+            say(
+                "{name} is not a player you may check in: a player with an account checks "
+                "in themself or accepts your request; another organizer's player is theirs.",
+                name=namesakes[0].display_name,
+            ),
+            "name",
+        )
+    return new_player(name), Consent.ORGANIZER
+
+
+def _consent_of(session: LadderSession, by, player: Player) -> str:
+    consent = seat_consent(by, session, player)
+    if consent is None:
+        if player.user_id is not None:
+            message = say(
+                "{name} has an account: only they check themself in, or accept your request.",
+                name=player.display_name,
+            )
+        else:
+            message = say(
+                "{name} is not a player of your ladders: only the organizer who created "
+                "them, or of a ladder they play in, checks them in.",
+                name=player.display_name,
+            )
+        raise CircuitError(message, "player")
+    return consent
+
+
+def _act(session: LadderSession, kind: str, *, by, player=None, **detail) -> LadderAct:
+    return LadderAct.objects.create(
+        session=session,
+        kind=kind,
+        player=player,
+        actor=by if getattr(by, "pk", None) else None,
+        detail=detail,
     )
 
 
 def check_in(
     session: LadderSession, *, by, player: Player | None = None, name: str = ""
 ) -> LadderPlayer:
-    """A player present joins the waiting list (the organizer by name, a player themself)."""
+    """A player present joins the waiting list: by their own tap, or, for a player
+    without an account, by their organizer (by name or by id); see circuit.consent."""
     with transaction.atomic():
         session = _lock_open(session)
         if player is None:
             require(by, "ladder.manage", session)
-            player = _player_named(name)
-        elif not _allowed(by, "ladder.manage", session):
-            require(by, "ladder.play_as", player)
-        entry, _ = LadderPlayer.objects.select_for_update().get_or_create(
-            session=session, player=player
-        )
-        if entry.table_id is None and entry.waiting_since is None:
-            entry.waiting_since = timezone.now()
-        entry.present = True
-        entry.save()
-        if not session.every_minutes:
-            jobs.request_on_commit(f"ladder:{session.pk}")
+            player, consent = _player_named(session, by, name)
+        else:
+            if not _allowed(by, "ladder.play_as", player):
+                require(by, "ladder.manage", session)
+            consent = _consent_of(session, by, player)
+        entry = _seat_consented(session, player, by=by, consent=consent)
+        _act(session, LadderAct.Kind.CHECKED_IN, by=by, player=player, consent=entry.consent)
     return entry
+
+
+def _seat_consented(session: LadderSession, player: Player, *, by, consent: str) -> LadderPlayer:
+    """The player waits (unless at a table), their consent recorded (inside the caller's
+    transaction, the session locked)."""
+    entry, _ = LadderPlayer.objects.select_for_update().get_or_create(
+        session=session, player=player
+    )
+    if entry.table_id is None and entry.waiting_since is None:
+        entry.waiting_since = timezone.now()
+    entry.present = True
+    entry.consent = consent
+    entry.consented_by = by
+    entry.consented_at = timezone.now()
+    entry.save()
+    if not session.every_minutes:
+        jobs.request_on_commit(f"ladder:{session.pk}")
+    return entry
+
+
+def ask(session: LadderSession, *, by, player: Player) -> LadderRequest:
+    """The organizer asks a player with an account to check in; they answer it."""
+    with transaction.atomic():
+        session = _lock_open(session)
+        require(by, "ladder.manage", session)
+        if player.user_id is None:
+            raise CircuitError(
+                say("{name} has no account to answer: check them in yourself.", name=str(player)),
+                "player",
+            )
+        asked = LadderRequest.objects.select_for_update().filter(session=session, player=player)
+        asked = asked.first()
+        if asked is not None and asked.answer != LadderRequest.Answer.ACCEPTED:
+            message = (
+                say("{name} has already been asked.", name=str(player))
+                if asked.answer == LadderRequest.Answer.PENDING
+                else say("{name} declined this session's request.", name=str(player))
+            )
+            raise CircuitConflict(message, "player")
+        if LadderPlayer.objects.filter(session=session, player=player, present=True).exists():
+            raise CircuitConflict(say("{name} is already here.", name=str(player)), "player")
+        asked = asked or LadderRequest(session=session, player=player)
+        asked.asked_by, asked.asked_at = by, timezone.now()
+        asked.answer, asked.answered_at = LadderRequest.Answer.PENDING, None
+        asked.save()
+        _act(session, LadderAct.Kind.ASKED, by=by, player=player)
+    return asked
+
+
+def answer(asked: LadderRequest, *, by, accept: bool) -> LadderRequest:
+    """The player accepts the request (and is checked in) or declines it."""
+    with transaction.atomic():
+        session = _lock_open(asked.session)
+        asked = LadderRequest.objects.select_for_update().select_related("player").get(pk=asked.pk)
+        require(by, "ladder.play_as", asked.player)
+        if asked.answer != LadderRequest.Answer.PENDING:
+            raise CircuitConflict(say("This request has already been answered."), "request")
+        asked.answer = LadderRequest.Answer.ACCEPTED if accept else LadderRequest.Answer.DECLINED
+        asked.answered_at = timezone.now()
+        asked.save(update_fields=["answer", "answered_at"])
+        if accept:
+            _seat_consented(session, asked.player, by=by, consent=Consent.ACCEPTED)
+        kind = LadderAct.Kind.ACCEPTED if accept else LadderAct.Kind.DECLINED
+        _act(session, kind, by=by, player=asked.player)
+    return asked
 
 
 def check_out(session: LadderSession, *, by, player: Player) -> LadderPlayer:
@@ -118,7 +235,30 @@ def check_out(session: LadderSession, *, by, player: Player) -> LadderPlayer:
         entry.present = False
         entry.waiting_since = None
         entry.save(update_fields=["present", "waiting_since"])
+        _act(session, LadderAct.Kind.CHECKED_OUT, by=by, player=player)
     return entry
+
+
+def forfeit(session: LadderSession, *, by, player: Player, reason: str) -> Game:
+    """A player forfeits the game they sit in, or the organizer forfeits it for them:
+    scoring's forfeit, written to the game's officiating acts (the ladder's audit list
+    reads them), and only over a seat its player consented to."""
+    with transaction.atomic():
+        session = LadderSession.objects.select_for_update().get(pk=session.pk)
+        seat = (
+            LadderSeat.objects.select_related("table__session", "table__game", "player")
+            .filter(table__session=session, table__done=False, player=player)
+            .first()
+        )
+        if seat is None or seat.table.game.status == Game.Status.FINISHED:
+            raise CircuitConflict(
+                say("{name} is not at a table in play.", name=str(player)), "player"
+            )
+        require(by, "ladder.forfeit", seat)
+        game = seat.table.game
+        seat_name = game.seats.filter(player=player).values_list("name", flat=True).first()
+        with forfeiting(by, game):
+            return officiating.forfeit_seat(game, seat_name, reason, by)
 
 
 def _allowed(user, action, obj) -> bool:
@@ -135,6 +275,7 @@ def close_session(session: LadderSession, *, by) -> LadderSession:
         session.status = LadderSession.Status.CLOSED
         session.save(update_fields=["status"])
         LadderPlayer.objects.filter(session=session).update(waiting_since=None, present=False)
+        _act(session, LadderAct.Kind.CLOSED, by=by)
     return session
 
 
@@ -173,6 +314,7 @@ def _form(session: LadderSession) -> list[LadderTable]:
     entries = list(
         LadderPlayer.objects.select_for_update()
         .filter(session=session, present=True, table=None, waiting_since__isnull=False)
+        .exclude(consent="")
         .select_related("player")
     )
     ordinals = dict(
@@ -215,6 +357,15 @@ def _form(session: LadderSession) -> list[LadderTable]:
         except ScoringError as error:
             raise CircuitError(error.message, getattr(error, "field", "session")) from error
         table = LadderTable.objects.create(session=session, number=number, game=game)
+        LadderSeat.objects.bulk_create(
+            LadderSeat(
+                table=table,
+                player_id=p,
+                consent=by_player[p].consent,
+                consented_by_id=by_player[p].consented_by_id,
+            )
+            for p in players
+        )
         LadderPlayer.objects.filter(session=session, player_id__in=players).update(
             table=table, waiting_since=None
         )
@@ -307,3 +458,53 @@ def session_floor(session: LadderSession) -> tuple[list[LadderPlayer], list[Ladd
         .order_by("number")
     )
     return waiting, tables
+
+
+def session_audit(session: LadderSession) -> list[dict]:
+    """The session's audit list, latest first: its own acts and the officiating acts
+    on its games (forfeits, reopenings ...), each with who, when and what."""
+    acts = [
+        {
+            "at": act.at, "kind": act.kind, "what": str(act.get_kind_display()),
+            "by": act.actor.get_username() if act.actor else None,
+            "player_id": act.player_id, "player": act.player.display_name if act.player else None,
+            "table": None, "reason": "", "detail": act.detail,
+        }
+        for act in session.acts.select_related("actor", "player")
+    ]  # fmt: skip
+    tables = dict(session.tables.values_list("game_id", "number"))
+    acts += [
+        {
+            "at": act.at, "kind": act.kind, "what": str(act.get_kind_display()),
+            "by": act.actor.get_username() if act.actor else None,
+            "player_id": None, "player": act.subject, "table": tables[act.game_id],
+            "reason": act.reason, "detail": act.detail,
+        }
+        for act in OfficialAct.objects.filter(game_id__in=tables).select_related("actor")
+    ]  # fmt: skip
+    return sorted(acts, key=lambda act: act["at"], reverse=True)
+
+
+def ladders_of(user) -> tuple[list[LadderPlayer], list[LadderRequest]]:
+    """The ladder entries of the user's player and the requests ladders sent them."""
+    player = getattr(user, "player", None) if user.is_authenticated else None
+    if player is None:
+        return [], []
+    entries = list(
+        LadderPlayer.objects.filter(player=player)
+        .select_related("session")
+        .order_by("-session__created_at", "-pk")
+    )
+    asked = list(
+        LadderRequest.objects.filter(player=player)
+        .select_related("session")
+        .order_by("-asked_at", "-pk")
+    )
+    return entries, asked
+
+
+def request_for(user, pk: int) -> LadderRequest | None:
+    """A request sent to the user's own player, or None."""
+    if not user.is_authenticated:
+        return None
+    return LadderRequest.objects.filter(pk=pk, player__user=user).select_related("session").first()

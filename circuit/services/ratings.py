@@ -14,10 +14,10 @@ from datetime import datetime
 from itertools import groupby
 
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from circuit import rating
-from circuit.models import Pool, Rating, RatingChange, RatingsDirty
+from circuit.models import LadderSeat, Pool, Rating, RatingChange, RatingsDirty
 from scoring.models import Game, Seat
 from tournaments.standings import placements
 from tournaments.standings_store import collector_paused
@@ -26,9 +26,27 @@ Cut = tuple[datetime, int]  # (finished_at, game id): the order games are rated 
 BATCH = 2000
 FEW = 24  # players restored one look-up each; more are read in one query
 
+
+def _consented(game: str, ladder: str) -> Q:
+    """A game no ladder holds, or one whose every seat a ladder seat record consents to
+    (``game``: the path to the game's id, ``ladder``: to its ladder table)."""
+    unconsented = Seat.objects.filter(game_id=OuterRef(game)).exclude(
+        Exists(
+            LadderSeat.objects.filter(
+                table__game_id=OuterRef("game_id"), player_id=OuterRef("player_id")
+            )
+        )
+    )
+    return Q(**{f"{ladder}__isnull": True}) | ~Exists(unconsented)
+
+
 # What makes a game count: finished, held by an event's table or a ladder (a game
-# anyone opens on their own is not rated), and official (not in a draft round).
-RATED = Q(status=Game.Status.FINISHED, followed=True, held=False, finished_at__isnull=False)
+# anyone opens on their own is not rated), official (not in a draft round), public (the
+# ratings are: a private event's games stay out of them) and, in a ladder, every seat
+# consented to (circuit.consent).
+RATED = Q(
+    status=Game.Status.FINISHED, followed=True, held=False, public=True, finished_at__isnull=False
+) & _consented("pk", "ladder")
 
 
 def pool_of(ruleset: dict | None) -> str:
@@ -92,8 +110,9 @@ RATED_SEATS = Q(
     game__status=Game.Status.FINISHED,
     game__followed=True,
     game__held=False,
+    game__public=True,
     game__finished_at__isnull=False,
-)
+) & _consented("game_id", "game__ladder")
 
 
 def _in_pool_seats(pool: str) -> Q:
@@ -284,6 +303,26 @@ def rerate_games_of(player_ids) -> int:
         RatingChange.objects.filter(player_id__in=list(player_ids)).values_list(
             "game_id", flat=True
         )
+    )
+    RatingsDirty.objects.bulk_create(
+        [RatingsDirty(game_id=game_id) for game_id in game_ids], ignore_conflicts=True
+    )
+    if game_ids:
+        jobs.request_on_commit("ratings")
+    return len(game_ids)
+
+
+def rerate_games_of_event(tournament_id: int) -> int:
+    """Queue a re-rating of an event's finished games: it turned public (they join the
+    pools) or private (they leave them); returns the games noted."""
+    from circuit import jobs
+
+    game_ids = list(
+        Game.objects.filter(
+            match__round__stage__tournament_id=tournament_id,
+            status=Game.Status.FINISHED,
+            followed=True,
+        ).values_list("pk", flat=True)
     )
     RatingsDirty.objects.bulk_create(
         [RatingsDirty(game_id=game_id) for game_id in game_ids], ignore_conflicts=True

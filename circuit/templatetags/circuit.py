@@ -1,4 +1,5 @@
-"""Template helpers for parts other apps' pages include (the player page's ratings)."""
+"""Template helpers for parts other apps' pages include: the player page's ratings, the
+account page's ladders."""
 
 from django import template
 from django.utils.safestring import mark_safe
@@ -17,3 +18,13 @@ def player_ratings(player) -> list[dict]:
     for entry in pools:
         entry["chart"] = mark_safe(entry["chart"])
     return pools
+
+
+@register.inclusion_tag("circuit/ladder_account.html", takes_context=True)
+def account_ladders(context) -> dict:
+    """The account page's ladders part: every ladder entry of the user's player, how it
+    was consented, and the requests ladders sent them, to accept or decline."""
+    from circuit.services.ladders import ladders_of
+
+    entries, requests = ladders_of(context["request"].user)
+    return {"entries": entries, "requests": requests, "request": context["request"]}

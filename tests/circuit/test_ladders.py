@@ -18,18 +18,24 @@ def organizer():
     return UserFactory(username="organizer")
 
 
+def arrivals(session, organizer, count: int, *, first: int = 0) -> list:
+    """``count`` new players the organizer checks in by name (players they create)."""
+    return [
+        ladders.check_in(session, by=organizer, name=f"Arrival {n}").player
+        for n in range(first, first + count)
+    ]
+
+
 def test_a_session_seats_players_as_they_arrive_and_as_tables_free(organizer, committed):
     session = ladders.create_session(by=organizer, name="Tuesday", ruleset_key="cutthroat")
-    players = [PlayerFactory() for _ in range(6)]
     with committed():
-        for player in players[:5]:
-            ladders.check_in(session, by=organizer, player=player)
+        players = arrivals(session, organizer, 5)
     table = LadderTable.objects.get(session=session)
     seated = set(table.game.seats.values_list("player_id", flat=True))
     assert seated == {p.pk for p in players[:4]}  # the first four to arrive
     assert LadderPlayer.objects.get(player=players[4]).waiting_since is not None
     with committed():
-        ladders.check_in(session, by=organizer, player=players[5])
+        players += arrivals(session, organizer, 1, first=5)
         play(table.game, organizer, random.Random(5))
     table.refresh_from_db()
     assert table.done
@@ -51,12 +57,11 @@ def test_interval_sessions_wait_for_the_beat_or_the_organizer(organizer, committ
         by=organizer, name="Every ten", ruleset_key="cutthroat", table_size=2, every_minutes=10
     )
     with committed():
-        for _ in range(5):
-            ladders.check_in(session, by=organizer, player=PlayerFactory())
+        arrivals(session, organizer, 5)
     assert not LadderTable.objects.exists()
     assert form_due_sessions() == 2
     assert form_due_sessions() == 0  # not due again for ten minutes
-    ladders.check_in(session, by=organizer, player=PlayerFactory())
+    arrivals(session, organizer, 1, first=5)
     assert len(ladders.form_now(session, by=organizer)) == 1
 
 
@@ -64,8 +69,7 @@ def test_check_out_and_close(organizer):
     session = ladders.create_session(
         by=organizer, name="Short", ruleset_key="cutthroat", every_minutes=5
     )
-    player = PlayerFactory()
-    ladders.check_in(session, by=organizer, player=player)
+    (player,) = arrivals(session, organizer, 1)
     ladders.check_out(session, by=organizer, player=player)
     assert LadderPlayer.objects.get(player=player).waiting_since is None
     ladders.close_session(session, by=organizer)
@@ -123,8 +127,7 @@ def test_a_player_checks_themself_in_on_the_page(client, organizer):
     client.post(f"/ladders/{session.slug}/do/check-out/", {"player": player.pk})
     assert LadderPlayer.objects.get(session=session, player=player).present is False
     # Someone else's player cannot be checked out by this user.
-    other = PlayerFactory()
-    ladders.check_in(session, by=organizer, player=other)
+    (other,) = arrivals(session, organizer, 1)
     response = client.post(f"/ladders/{session.slug}/do/check-out/", {"player": other.pk})
     assert response.status_code == 403
     assert LadderPlayer.objects.get(session=session, player=other).present

@@ -1,0 +1,121 @@
+"""Who may seat whom in a ladder, and what follows an event's visibility in the ratings.
+
+A player with an account sits in a ladder only by their own act: their own check-in, or
+their acceptance of the organizer's request. A player without an account is checked in
+by the organizer of a ladder they already play in, or by whoever created them: the
+creator of the first event or ladder they appeared in (capicu keeps no other record of
+who made a player). A seat's consent is recorded on the entry and on every table it is
+seated at; the ratings count a ladder game only when every seat has such a record.
+
+Ratings, their history and the leaderboards are public, so only public games count: a
+private event's games leave the pools, and come back when the event turns public.
+"""
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from django.db import transaction
+from django.db.models.signals import post_save, pre_save
+from django.dispatch import receiver
+
+from accounts.permissions import grants, is_signed_in
+from circuit.models import Consent, LadderPlayer, LadderRequest, LadderSeat, LadderSession
+from tournaments.models import Entrant, Tournament
+
+# The (user, game) of a player's forfeit of their own ladder seat while the ladder's
+# service has scoring carry it out (see ``forfeiting``).
+_forfeiting: ContextVar[tuple[int, int] | None] = ContextVar("ladder_forfeit", default=None)
+
+
+def created_by(player) -> int | None:
+    """The user who created ``player``: the creator of the first event or ladder the
+    player appeared in (by the entry's time; a ladder entry made before check-ins were
+    timed counts from its ladder's opening)."""
+    appearances = [
+        *Entrant.objects.filter(player=player).values_list("created_at", "tournament__created_by"),
+        *Entrant.objects.filter(partner=player).values_list("created_at", "tournament__created_by"),
+        *(
+            (consented_at or opened_at, by)
+            for consented_at, opened_at, by in LadderPlayer.objects.filter(
+                player=player
+            ).values_list("consented_at", "session__created_at", "session__created_by")
+        ),
+    ]
+    return min(appearances, key=lambda appearance: appearance[0])[1] if appearances else None
+
+
+def seat_consent(user, session: LadderSession, player) -> str | None:
+    """How ``user`` checking ``player`` into ``session`` is consented, or None when it
+    is not: no one but the person acts for a player with an account, superusers
+    included (consent is the person's, not a permission)."""
+    if not is_signed_in(user):
+        return None
+    if player.user_id is not None:
+        return Consent.SELF if player.user_id == user.pk else None
+    if session.created_by_id != user.pk:
+        return None
+    plays_here = (
+        LadderPlayer.objects.filter(player=player, session__created_by=user)
+        .exclude(consent="")
+        .exists()
+    )
+    return Consent.ORGANIZER if plays_here or created_by(player) == user.pk else None
+
+
+@grants("ladder.view")
+def involved_player_sees(user, session) -> bool:
+    """A player asked to check in, or in the session, sees it even when it is private."""
+    player = getattr(user, "player", None) if is_signed_in(user) else None
+    if player is None or session is None:
+        return False
+    return (
+        LadderPlayer.objects.filter(session=session, player=player).exists()
+        or LadderRequest.objects.filter(session=session, player=player).exists()
+    )
+
+
+@grants("ladder.forfeit")
+def own_seat_or_organizer(user, seat: LadderSeat) -> bool:
+    """A consented ladder seat forfeits by its player's act or its ladder's organizer's."""
+    if not is_signed_in(user) or seat is None:
+        return False
+    return seat.player.user_id == user.pk or seat.table.session.created_by_id == user.pk
+
+
+@grants("game.manage")
+def forfeiting_own_seat(user, game) -> bool:
+    """Scoring's forfeit asks to manage the game; a player forfeiting their own ladder
+    seat may, for that one call, once the ladder's rule let them (``forfeiting``)."""
+    return is_signed_in(user) and _forfeiting.get() == (user.pk, getattr(game, "pk", None))
+
+
+@contextmanager
+def forfeiting(user, game):
+    """Let ``user`` forfeit a seat of ``game`` through scoring's forfeit, within the block."""
+    token = _forfeiting.set((user.pk, game.pk))
+    try:
+        yield
+    finally:
+        _forfeiting.reset(token)
+
+
+@receiver(pre_save, sender=Tournament, dispatch_uid="circuit.visibility_before")
+def remember_visibility(sender, instance, **kwargs) -> None:
+    instance._was_public = (
+        Tournament.objects.filter(pk=instance.pk).values_list("public", flat=True).first()
+        if instance.pk
+        else None
+    )
+
+
+@receiver(post_save, sender=Tournament, dispatch_uid="circuit.visibility_after")
+def rerate_on_visibility(sender, instance, created: bool, **kwargs) -> None:
+    """An event turned public or private: its finished games join or leave the public
+    pools once the change commits (its games' own flag follows in the same transaction)."""
+    was = getattr(instance, "_was_public", None)
+    if created or was is None or was == instance.public:
+        return
+    from circuit.services.ratings import rerate_games_of_event
+
+    tournament_id = instance.pk
+    transaction.on_commit(lambda: rerate_games_of_event(tournament_id))
