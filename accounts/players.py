@@ -6,6 +6,12 @@ a name a few letters away from a known one ("Jose Peres") is a close match. A sa
 is the same player; a close match, or a name several players share, is the organizer's
 choice: the existing player or a new one. Nothing here creates a player silently beside
 one it might be.
+
+A known player is chosen only among the candidates offered for that name: each comes
+with a signed, short-lived token (``candidate_token``) naming the name, the player and
+the scope (the event and the organizer) it was offered in, and a choice is that token
+given back. A player's number alone chooses nothing, so nobody attaches to their own
+event a player the product never offered them.
 """
 
 import difflib
@@ -13,16 +19,20 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from django.core import signing
 from django.db.models import Max, Q
 
 from accounts.models import Player
-from domain.errors import Conflict
+from domain.errors import Conflict, UserError
 from domain.say import say
 
 # How alike two folded names must be (difflib's ratio) to be offered as the same person.
 CLOSE = 0.85
 MOST_CANDIDATES = 5
-NEW = 0  # the choice "a new player", beside an existing player's id
+NEW = 0  # the choice "a new player", beside a candidate's token
+CANDIDATE_SALT = "accounts.players.candidate"
+# How long a candidate offered stays choosable: long enough to read a list and choose.
+CANDIDATE_MAX_AGE = 3600
 
 _DIGITS = re.compile(r"\d+")
 # "Name (Club)": the club in brackets after a space, at the end of the name.
@@ -163,7 +173,7 @@ def similar_players(player: Player) -> list[Player]:
 class PlayerChoiceNeeded(Conflict):
     """Some names could be players already known: the organizer must choose for each."""
 
-    def __init__(self, lookups: list[Lookup], field_name: str = "players"):
+    def __init__(self, lookups: list[Lookup], field_name: str = "players", *, scope: str = ""):
         names = ", ".join(lookup.name for lookup in lookups)
         super().__init__(
             say(
@@ -173,9 +183,11 @@ class PlayerChoiceNeeded(Conflict):
             field_name,
         )
         self.lookups = lookups
+        self.scope = scope
 
     def body(self, tell) -> dict:
-        """Each name with the players it might be, so a program can choose."""
+        """Each name with the players it might be and their tokens, so a program can
+        choose (by giving the token back)."""
         return {
             "detail": tell(self.message),
             "errors": {self.field: [tell(self.message)]},
@@ -183,34 +195,59 @@ class PlayerChoiceNeeded(Conflict):
                 {
                     "name": lookup.name,
                     "club": lookup.club,
-                    "candidates": [
-                        {"id": p.pk, "name": p.display_name, "club": p.club}
-                        for p in lookup.candidates
-                    ],
+                    "candidates": offered(lookup, self.scope),
                 }
                 for lookup in self.lookups
             ],
         }
 
 
+def candidate_token(key: str, player_id: int, scope: str) -> str:
+    """A signed proof that ``player_id`` was offered for the name ``key``
+    (``choice_key``) in ``scope``: what a choice of a known player gives back."""
+    return signing.dumps([key, player_id, scope], salt=CANDIDATE_SALT)
+
+
+def offered(lookup: Lookup, scope: str) -> list[dict]:
+    """The candidates of a name as the product offers them: each with its token."""
+    return [
+        {
+            "id": p.pk,
+            "name": p.display_name,
+            "club": p.club,
+            "token": candidate_token(lookup.key, p.pk, scope),
+        }
+        for p in lookup.candidates
+    ]
+
+
+def token_player(token: str) -> int | None:
+    """The player a well-signed token names, however old (to show a choice again)."""
+    try:
+        return int(signing.loads(token, salt=CANDIDATE_SALT)[1])
+    except (signing.BadSignature, TypeError, ValueError, IndexError):
+        return None
+
+
 def players_for(
-    people: list[tuple[str, str]], choices: dict[str, int] | None = None
+    people: list[tuple[str, str]], choices: dict[str, int | str] | None = None, *, scope: str = ""
 ) -> list[Player]:
     """The player of each ``(name, club)``: the same one when known, else the one the
-    organizer chose (``choices``: ``choice_key`` → a player's id, or ``NEW``), else a new
-    player. Raises ``PlayerChoiceNeeded`` when a name could be a known player and no
-    choice says which; call inside the transaction that uses the players."""
+    organizer chose (``choices``: ``choice_key`` → a candidate's token offered in
+    ``scope``, or ``NEW``), else a new player. Raises ``PlayerChoiceNeeded`` when a name
+    could be a known player and no choice says which; call inside the transaction that
+    uses the players."""
     choices = choices or {}
     lookups = look_up_all(people)
     unresolved = [lookup for lookup in lookups if lookup.needs_choice and lookup.key not in choices]
     if unresolved:
-        raise PlayerChoiceNeeded(_unique(unresolved))
+        raise PlayerChoiceNeeded(_unique(unresolved), scope=scope)
     players: list[Player] = []
     made: dict[str, Player] = {}
     for lookup in lookups:
         chosen = choices.get(lookup.key)
         if chosen is not None and chosen != NEW:
-            player = _chosen(lookup, chosen)
+            player = _chosen(lookup, chosen, scope)
         elif chosen is None and lookup.same is not None:
             player = lookup.same
         elif lookup.key in made:
@@ -229,11 +266,36 @@ def _unique(lookups: list[Lookup]) -> list[Lookup]:
     return list(seen.values())
 
 
-def _chosen(lookup: Lookup, pk: int) -> Player:
-    player = Player.objects.filter(pk=pk).first()
+def _chosen(lookup: Lookup, token, scope: str) -> Player:
+    """The candidate a token chooses: signed by us, for this name, in this scope, within
+    the hour, and still a candidate of the name now."""
+    try:
+        key, pk, offered_in = signing.loads(
+            str(token), salt=CANDIDATE_SALT, max_age=CANDIDATE_MAX_AGE
+        )
+    except signing.SignatureExpired as error:
+        raise Conflict(
+            say("The choice for {name} is too old: check the list again.", name=lookup.name),
+            "players",
+        ) from error
+    except (signing.BadSignature, TypeError, ValueError) as error:
+        raise UserError(_not_offered(lookup), "players") from error
+    if key != lookup.key or offered_in != scope:
+        raise UserError(_not_offered(lookup), "players")
+    player = next((p for p in lookup.candidates if p.pk == pk), None)
     if player is None:
-        raise Conflict(say("There is no player {id}.", id=pk), "players")
+        raise Conflict(
+            say("{name} no longer matches that player: check the list again.", name=lookup.name),
+            "players",
+        )
     return player
+
+
+def _not_offered(lookup: Lookup) -> str:
+    return say(
+        "For {name}, choose one of the players offered for that name, or a new one.",
+        name=lookup.name,
+    )
 
 
 def new_player(name: str, club: str = "", **extra) -> Player:

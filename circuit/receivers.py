@@ -67,3 +67,25 @@ def rerate_merged_players(sender, kept, removed, **kwargs) -> None:
     Rating.objects.filter(player_id__in=players).delete()
     kept_id = kept.pk
     transaction.on_commit(lambda: rerate_games_of([kept_id]))
+
+
+@receiver(player_merging, dispatch_uid="circuit.player_merging.series")
+def restand_merged_players(sender, kept, removed, **kwargs) -> None:
+    """Series standings hold players by number: every series with an event of either
+    player is worked out again once the merge commits, so the kept player has one line
+    with every event and the removed one none."""
+    from django.db.models import Q
+
+    from circuit import jobs
+    from circuit.models import SeriesEvent
+    from tournaments.models import Entrant
+
+    players = [kept.pk, removed.pk]
+    entries = Entrant.objects.filter(Q(player_id__in=players) | Q(partner_id__in=players))
+    series = (
+        SeriesEvent.objects.filter(tournament_id__in=entries.values("tournament_id"))
+        .values_list("series_id", flat=True)
+        .distinct()
+    )
+    for series_id in sorted(series):
+        jobs.request_on_commit(f"series:{series_id}")

@@ -1,11 +1,13 @@
-"""Players through the API: search, a player's events, claim codes and merges, entering
-an event yourself, the partner's answer, approvals, the waiting list, self check-in."""
+"""Players through the API: search, a player's events, claim codes and merges, merges
+asked for and confirmed, the record of acts on who you are, entering an event yourself,
+the partner's answer, approvals, the waiting list, self check-in."""
 
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.http import Http404
 from django.utils import timezone
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers
@@ -16,15 +18,16 @@ from rest_framework.views import APIView
 from accounts.idempotency import run_once
 from accounts.models import Player
 from accounts.permissions import allowed
-from accounts.players import look_up_all
+from accounts.players import look_up_all, offered
 from config.pagination import Pages, page_response
 from domain.i18n import told
 from players import identity, registration, selectors
-from players.models import Application, Registration
+from players.models import Application, IdentityAct, MergeRequest, Registration
 from scoring.api import fields
 from tournaments import services
 from tournaments.api.serializers import EntrantSerializer
 from tournaments.api.views import TournamentMixin
+from tournaments.services.entrants import choice_scope
 
 # --- serializers -------------------------------------------------------------------------
 
@@ -91,6 +94,38 @@ class ClaimCodeSerializer(serializers.Serializer):
 
 class ClaimSerializer(serializers.Serializer):
     code = fields.Text(max_length=40)
+
+
+class IdentityActSerializer(serializers.ModelSerializer):
+    by = serializers.CharField(source="by.username", allow_null=True)
+    kind_name = serializers.CharField(source="get_kind_display")
+
+    class Meta:
+        model = IdentityAct
+        fields = ["id", "kind", "kind_name", "by", "at", "player_id", "player_name", "other_id",
+                  "other_name"]  # fmt: skip
+
+
+class MergeAskSerializer(serializers.Serializer):
+    other = fields.WholeNumber(
+        min_value=1, max_value=2**63 - 1, help_text="A player who is you too, merged into yours."
+    )
+
+
+class MergeRequestSerializer(serializers.ModelSerializer):
+    keep = serializers.IntegerField(source="keep_id")
+    keep_name = serializers.CharField(source="keep.display_name")
+    other = serializers.IntegerField(source="other_id", allow_null=True)
+    asked_by = serializers.CharField(source="asked_by.username")
+    may_confirm = serializers.SerializerMethodField(help_text="You may confirm it now.")
+
+    class Meta:
+        model = MergeRequest
+        fields = ["id", "keep", "keep_name", "other", "other_name", "asked_by", "status",
+                  "confirmed_events", "may_confirm", "created_at"]  # fmt: skip
+
+    def get_may_confirm(self, asked) -> bool:
+        return identity.may_confirm(self.context["user"], asked)
 
 
 class _Time(serializers.DateTimeField):
@@ -191,6 +226,7 @@ class CandidateSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     club = serializers.CharField()
+    token = serializers.CharField(help_text="Give it back to choose this player (for an hour).")
 
 
 class PreviewNameSerializer(serializers.Serializer):
@@ -256,24 +292,34 @@ class PlayerDetailView(APIView):
         return Response(PlayerDetailSerializer(player, context={"user": request.user}).data)
 
 
+def _may_not(request, player) -> None:
+    """A clear 403 before anything else when the user may not look after ``player``."""
+    if not allowed(request.user, "player.manage", player):
+        raise PermissionDenied(
+            gettext(
+                "Only the account holder of a linked player, or an organizer of every event "
+                "an unlinked player entered, may do that."
+            )
+        )
+
+
 class PlayerMergeView(APIView):
-    """Merge another player into this one (an organizer of both players' events)."""
+    """Merge another player into this one: two players no account holds, by an organizer
+    of every event either entered (or a superuser)."""
 
     @extend_schema(request=MergeSerializer, responses=PlayerDetailSerializer)
     def post(self, request, pk: int):
         _signed_in(request)
         player = _player(pk)
-        if not allowed(request.user, "player.manage", player):
-            raise PermissionDenied("Only the organizers of this player's events may do that.")
+        _may_not(request, player)
 
         def merge():
             body = MergeSerializer(data=request.data)
             body.is_valid(raise_exception=True)
             other = Player.objects.filter(pk=body.validated_data["other"]).first()
             if other is None:
-                raise identity.PlayerError("There is no such player.", "other")
-            if not allowed(request.user, "player.manage", other):
-                raise PermissionDenied("Only the organizers of this player's events may do that.")
+                raise identity.PlayerError(gettext("There is no such player."), "other")
+            _may_not(request, other)
             kept = identity.merge_players(player, other, by=request.user)
             return Response(PlayerDetailSerializer(kept, context={"user": request.user}).data)
 
@@ -281,18 +327,18 @@ class PlayerMergeView(APIView):
 
 
 class ClaimCodeView(APIView):
-    """A new claim code for the player (the old one stops working)."""
+    """A new claim code for an unlinked player (the old one stops working), by an
+    organizer of every event they entered. The code is in this answer only."""
 
     @extend_schema(request=None, responses={201: ClaimCodeSerializer})
     def post(self, request, pk: int):
         _signed_in(request)
         player = _player(pk)
-        if not allowed(request.user, "player.manage", player):
-            raise PermissionDenied("Only the organizers of this player's events may do that.")
+        _may_not(request, player)
 
         def issue():
-            claim = identity.issue_claim_code(player, by=request.user)
-            return Response({"player": player.pk, "code": claim.code}, status=201)
+            issued = identity.issue_claim_code(player, by=request.user)
+            return Response({"player": player.pk, "code": issued.code}, status=201)
 
         return run_once(request, issue)
 
@@ -311,6 +357,93 @@ class ClaimView(APIView):
             return Response(PlayerSerializer(player).data)
 
         return run_once(request, link)
+
+
+class UnlinkView(APIView):
+    """Unlink your account from its player."""
+
+    @extend_schema(request=None, responses=PlayerSerializer)
+    def post(self, request):
+        _signed_in(request)
+        player = selectors.own_player(request.user)
+        if player is None:
+            raise identity.PlayerConflict(
+                gettext("Your account is not linked to a player."), "player"
+            )
+
+        def unlink():
+            return Response(PlayerSerializer(identity.unlink_player(player, by=request.user)).data)
+
+        return run_once(request, unlink)
+
+
+class IdentityView(APIView):
+    """The record of acts on who you are: claim codes given for your player, your claim,
+    merges asked for, confirmed and done, unlinks; newest first."""
+
+    pagination_class = Pages
+
+    @extend_schema(operation_id="account_identity_list", responses=IdentityActSerializer(many=True))
+    def get(self, request):
+        _signed_in(request)
+        return page_response(
+            self,
+            request,
+            selectors.identity_acts(request.user),
+            lambda page: IdentityActSerializer(page, many=True).data,
+        )
+
+
+class MergeRequestListView(APIView):
+    """The merges you asked for and those waiting for your confirmation; ask for one
+    (``other``: a player who is you too, merged into your own once confirmed)."""
+
+    pagination_class = Pages
+
+    @extend_schema(responses=MergeRequestSerializer(many=True))
+    def get(self, request):
+        _signed_in(request)
+        context = {"user": request.user}
+        return page_response(
+            self,
+            request,
+            selectors.merge_requests(request.user).order_by("-created_at", "-pk"),
+            lambda page: MergeRequestSerializer(page, many=True, context=context).data,
+        )
+
+    @extend_schema(request=MergeAskSerializer, responses={201: MergeRequestSerializer})
+    def post(self, request):
+        _signed_in(request)
+
+        def ask():
+            body = MergeAskSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            other = Player.objects.filter(pk=body.validated_data["other"]).first()
+            if other is None:
+                raise identity.PlayerError(gettext("There is no such player."), "other")
+            asked = identity.request_merge(other, by=request.user)
+            data = MergeRequestSerializer(asked, context={"user": request.user}).data
+            return Response(data, status=201)
+
+        return run_once(request, ask)
+
+
+class MergeConfirmView(APIView):
+    """Confirm a merge asked for: a superuser merges at once; an organizer confirms for
+    the other player's events they organize, and the merge is done once all are."""
+
+    @extend_schema(request=None, responses=MergeRequestSerializer)
+    def post(self, request, pk: int):
+        _signed_in(request)
+        asked = selectors.merge_requests(request.user).filter(pk=pk).first()
+        if asked is None:
+            raise Http404
+
+        def confirm():
+            done = identity.confirm_merge(asked, by=request.user)
+            return Response(MergeRequestSerializer(done, context={"user": request.user}).data)
+
+        return run_once(request, confirm)
 
 
 class MyEntriesView(APIView):
@@ -467,7 +600,8 @@ class SelfCheckInView(TournamentMixin, APIView):
 
 class PastePreviewView(TournamentMixin, APIView):
     """What a pasted list would register: each name's player, known or new, and the known
-    players a name might be (register with ``players`` choices for those)."""
+    players a name might be, each with the token that chooses it (register with
+    ``players`` choices giving those tokens back)."""
 
     @extend_schema(request=PreviewSerializer, responses=PreviewResultSerializer)
     def post(self, request, slug: str):
@@ -475,6 +609,7 @@ class PastePreviewView(TournamentMixin, APIView):
         body = PreviewSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         entries, problems = services.preview_entrants(tournament, body.validated_data["text"])
+        scope = choice_scope(tournament, request.user)
         found = iter(look_up_all([p for entry in entries for p in entry.people]))
         lines = []
         for entry in entries:
@@ -486,12 +621,7 @@ class PastePreviewView(TournamentMixin, APIView):
                         "name": lookup.name,
                         "club": lookup.club,
                         "player": lookup.same.pk if lookup.same else None,
-                        "candidates": [
-                            {"id": p.pk, "name": p.display_name, "club": p.club}
-                            for p in lookup.candidates
-                        ]
-                        if lookup.same is None
-                        else [],
+                        "candidates": offered(lookup, scope) if lookup.same is None else [],
                     }
                 )
             lines.append({"line": entry.line, "names": names})

@@ -9,6 +9,14 @@ urlpatterns = [
     path("players/<int:pk>/claim-code/", api.ClaimCodeView.as_view(), name="player-claim-code"),
     path("account/claim/", api.ClaimView.as_view(), name="account-claim"),
     path("account/entries/", api.MyEntriesView.as_view(), name="account-entries"),
+    path("account/identity/", api.IdentityView.as_view(), name="account-identity"),
+    path("account/unlink/", api.UnlinkView.as_view(), name="account-unlink"),
+    path("merge-requests/", api.MergeRequestListView.as_view(), name="merge-request-list"),
+    path(
+        "merge-requests/<int:pk>/confirm/",
+        api.MergeConfirmView.as_view(),
+        name="merge-request-confirm",
+    ),
     path(
         "tournaments/<slug:slug>/registration/",
         api.RegistrationView.as_view(),

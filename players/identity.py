@@ -1,18 +1,30 @@
-"""One person, one player: merging two players, and linking a player to an account."""
+"""One person, one player, owned by that person: merging two players, linking a player
+to an account, and the record of every such act.
 
+A player linked to an account is that person's: nobody else gives a claim code for it or
+merges it away; its holder asks for a merge (``request_merge``) and a superuser, or the
+organizers of every event the other player entered, confirm it (``confirm_merge``). An
+unlinked player is looked after by whoever organizes every event they entered
+(``players.permissions``). Each act is written down as an ``IdentityAct``.
+"""
+
+import hashlib
 import secrets
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 
 from accounts.models import Player
 from accounts.permissions import require
 from domain.errors import Conflict, TooMany, UserError
 from domain.say import say
-from players.models import ClaimCode, PlayerMerge
-from players.permissions import entries_of
+from players.models import ClaimCode, IdentityAct, MergeRequest, PlayerMerge
+from players.permissions import entries_of, events_of
 from players.signals import player_merging
+from tournaments.models import Staff
 
 # Letters and digits nobody misreads on a phone (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -21,6 +33,8 @@ CODE_LENGTH = 10
 # it is refused until the window ends. A code is one of 31^10; the limit is there so
 # that nobody can even start guessing.
 WRONG_CODES_WINDOW = 3600
+
+Kind = IdentityAct.Kind
 
 
 class PlayerError(UserError):
@@ -31,57 +45,112 @@ class PlayerConflict(PlayerError, Conflict):
     """The players' state forbids it (already linked, both in one event ...)."""
 
 
+def record(kind: str, *, by, player: Player, other: Player | None = None) -> IdentityAct:
+    """Write down an act on who ``player`` is (with ``other``, for merges)."""
+    return IdentityAct.objects.create(
+        kind=kind,
+        by=by if getattr(by, "pk", None) else None,
+        account_id=player.user_id or (other.user_id if other else None),
+        player_id=player.pk,
+        player_name=player.display_name,
+        other_id=other.pk if other else None,
+        other_name=other.display_name if other else "",
+    )
+
+
 def merge_players(keep: Player, other: Player, *, by) -> Player:
     """Make ``other`` one with ``keep``: every entry, game seat and result of ``other``
-    becomes ``keep``'s, and ``other`` is deleted. Refused when both played in one event
-    (their results there would be one person's twice) or both have an account."""
+    becomes ``keep``'s, and ``other`` is deleted.
+
+    Only an organizer of every event either player entered (or a superuser) merges, and
+    never a player linked to an account: its holder asks for it (``request_merge``).
+    Refused when both played in one event (their results there would be one person's
+    twice)."""
+    _check_two(keep, other)
+    with transaction.atomic():
+        keep, other = _lock(keep, other)
+        for player in (keep, other):
+            require(by, "player.manage", player)
+            if player.user_id and not _superuser(by):
+                raise PlayerConflict(
+                    say(
+                        "{name} is linked to an account: only its holder may ask for a "
+                        "merge, from their account page.",
+                        name=player.display_name,
+                    ),
+                    "other",
+                )
+        return _merge(keep, other, by=by)
+
+
+def _check_two(keep: Player, other: Player) -> None:
     if keep.pk == other.pk:
         raise PlayerError(say("Choose two different players."), "other")
-    with transaction.atomic():
-        players = Player.objects.select_for_update().in_bulk([keep.pk, other.pk])
-        keep, other = players[keep.pk], players[other.pk]
-        require(by, "player.manage", keep)
-        require(by, "player.manage", other)
-        shared = (
-            entries_of(keep.pk)
-            .filter(tournament__in=entries_of(other.pk).values("tournament"))
-            .select_related("tournament")
-            .first()
+
+
+def _lock(keep: Player, other: Player) -> tuple[Player, Player]:
+    players = Player.objects.select_for_update().in_bulk([keep.pk, other.pk])
+    if len(players) != 2:
+        raise PlayerConflict(say("That player is gone: it was merged meanwhile."), "other")
+    return players[keep.pk], players[other.pk]
+
+
+def _merge(keep: Player, other: Player, *, by) -> Player:
+    """The merge itself, on two locked players the caller has cleared."""
+    shared = (
+        entries_of(keep.pk)
+        .filter(tournament__in=entries_of(other.pk).values("tournament"))
+        .select_related("tournament")
+        .first()
+    )
+    if shared is not None:
+        raise PlayerConflict(
+            say(
+                "Both players entered {event}: they are two people.",
+                event=shared.tournament.name,
+            ),
+            "other",
         )
-        if shared is not None:
-            raise PlayerConflict(
-                say(
-                    "Both players entered {event}: they are two people.",
-                    event=shared.tournament.name,
-                ),
-                "other",
-            )
-        if keep.user_id and other.user_id:
-            raise PlayerConflict(
-                say("Both players have an account: they cannot be one person."), "other"
-            )
-        ClaimCode.objects.filter(player=other).delete()
-        player_merging.send(Player, kept=keep, removed=other)
-        try:
-            with transaction.atomic():
-                _repoint(other, keep)
-        except IntegrityError as error:
-            raise PlayerConflict(
-                say("These players cannot be merged: their records clash."), "other"
-            ) from error
-        user_id = other.user_id
-        PlayerMerge.objects.filter(kept=other).update(kept=keep)
-        PlayerMerge.objects.create(
-            removed_id=other.pk, removed_name=other.display_name, kept=keep, merged_by=by
+    if keep.user_id and other.user_id:
+        raise PlayerConflict(
+            say("Both players have an account: they cannot be one person."), "other"
         )
-        other.delete()
-        if user_id and not keep.user_id:
-            keep.user_id = user_id
-            keep.save(update_fields=["user"])
-        if not keep.club and other.club:
-            keep.club = other.club
-            keep.save(update_fields=["club"])
+    events = events_of(keep.pk) | events_of(other.pk)
+    record(Kind.MERGE, by=by, player=keep, other=other)
+    ClaimCode.objects.filter(player=other).delete()
+    MergeRequest.objects.filter(other=other, status=MergeRequest.Status.OPEN).update(
+        status=MergeRequest.Status.WITHDRAWN
+    )
+    player_merging.send(Player, kept=keep, removed=other)
+    try:
+        with transaction.atomic():
+            _repoint(other, keep)
+    except IntegrityError as error:
+        raise PlayerConflict(
+            say("These players cannot be merged: their records clash."), "other"
+        ) from error
+    user_id = other.user_id
+    PlayerMerge.objects.filter(kept=other).update(kept=keep)
+    PlayerMerge.objects.create(
+        removed_id=other.pk, removed_name=other.display_name, kept=keep, merged_by=by
+    )
+    other.delete()
+    if user_id and not keep.user_id:
+        keep.user_id = user_id
+        keep.save(update_fields=["user"])
+    if not keep.club and other.club:
+        keep.club = other.club
+        keep.save(update_fields=["club"])
+    _forget_events(events)
     return keep
+
+
+def _forget_events(events: set[int]) -> None:
+    """The merged players' events show them afresh: their cached live parts are dropped
+    once the merge commits."""
+    from tournaments import live
+
+    transaction.on_commit(lambda: [live.forget_tournament(pk) for pk in sorted(events)])
 
 
 def _repoint(other: Player, keep: Player) -> None:
@@ -99,8 +168,100 @@ def _repoint(other: Player, keep: Player) -> None:
         relation.related_model._base_manager.filter(**{name: other}).update(**{name: keep})
 
 
-def issue_claim_code(player: Player, *, by) -> ClaimCode:
-    """A new code for ``player`` (the old one stops working), to give them in person."""
+def request_merge(other: Player, *, by) -> MergeRequest:
+    """The signed-in user asks that ``other`` be merged into their own player (the same
+    person entered under another name); it waits for confirmation."""
+    with transaction.atomic():
+        keep = Player.objects.select_for_update().filter(user=by).first()
+        if keep is None:
+            raise PlayerConflict(
+                say("Link your account to your player first, with a claim code."), "other"
+            )
+        _check_two(keep, other)
+        keep, other = _lock(keep, other)
+        if other.user_id:
+            raise PlayerConflict(
+                say("Both players have an account: they cannot be one person."), "other"
+            )
+        if events_of(keep.pk) & events_of(other.pk):
+            raise PlayerConflict(
+                say("Both players entered one event: they are two people."), "other"
+            )
+        asked = MergeRequest.objects.filter(
+            keep=keep, other=other, status=MergeRequest.Status.OPEN
+        ).first()
+        if asked is not None:
+            return asked
+        asked = MergeRequest.objects.create(
+            keep=keep, other=other, other_name=other.display_name, asked_by=by
+        )
+        record(Kind.MERGE_REQUEST, by=by, player=keep, other=other)
+    return asked
+
+
+def may_confirm(user, asked: MergeRequest) -> bool:
+    """Whether ``user`` may confirm the merge asked: a superuser, or an organizer of an
+    event of the other player not yet confirmed."""
+    if asked.status != MergeRequest.Status.OPEN or asked.other_id is None:
+        return False
+    return _superuser(user) or bool(_confirmable(user, asked))
+
+
+def _superuser(user) -> bool:
+    return bool(user is not None and getattr(user, "is_active", False) and user.is_superuser)
+
+
+def _confirmable(user, asked: MergeRequest) -> set[int]:
+    """The other player's events, not yet confirmed, that ``user`` organizes."""
+    if not getattr(user, "is_authenticated", False):
+        return set()
+    waiting = events_of(asked.other_id) - set(asked.confirmed_events)
+    return set(
+        Staff.objects.filter(
+            user=user, role=Staff.Role.ORGANIZER, tournament_id__in=waiting
+        ).values_list("tournament_id", flat=True)
+    )
+
+
+def confirm_merge(asked: MergeRequest, *, by) -> MergeRequest:
+    """Confirm a merge asked for: a superuser merges at once; an organizer confirms for
+    the other player's events they organize, and the merge is done once every one of
+    them is confirmed."""
+    with transaction.atomic():
+        asked = MergeRequest.objects.select_for_update().get(pk=asked.pk)
+        if asked.status != MergeRequest.Status.OPEN or asked.other_id is None:
+            raise PlayerConflict(say("This merge is no longer waiting."), "request")
+        keep, other = _lock(asked.keep, asked.other)
+        everyone = _superuser(by)
+        mine = _confirmable(by, asked)
+        if not everyone and not mine:
+            raise PermissionDenied("Only the organizers of the other player's events confirm.")
+        asked.confirmed_events = sorted(set(asked.confirmed_events) | mine)
+        record(Kind.MERGE_CONFIRM, by=by, player=keep, other=other)
+        if everyone or events_of(other.pk) <= set(asked.confirmed_events):
+            _merge(keep, other, by=by)
+            asked.status = MergeRequest.Status.DONE
+        asked.save(update_fields=["confirmed_events", "status", "updated_at"])
+    return asked
+
+
+@dataclass(frozen=True)
+class IssuedCode:
+    """A claim code as made: the only time anyone sees it."""
+
+    player: Player
+    code: str
+
+
+def _digest(code: str) -> str:
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
+def issue_claim_code(player: Player, *, by) -> IssuedCode:
+    """A new code for ``player`` (the old one stops working), to give them in person.
+
+    Only for a player no account holds, by an organizer of every event they entered;
+    the code is shown now and never again (only its digest is kept)."""
     with transaction.atomic():
         player = Player.objects.select_for_update().get(pk=player.pk)
         require(by, "player.manage", player)
@@ -111,7 +272,9 @@ def issue_claim_code(player: Player, *, by) -> ClaimCode:
             )
         ClaimCode.objects.filter(player=player).delete()
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-        return ClaimCode.objects.create(player=player, code=code, created_by=by)
+        ClaimCode.objects.create(player=player, digest=_digest(code), created_by=by)
+        record(Kind.CLAIM_CODE, by=by, player=player)
+    return IssuedCode(player=player, code=code)
 
 
 def normalize_code(text: str) -> str:
@@ -146,7 +309,7 @@ def claim_player(code: str, *, by) -> Player:
             retry_after=WRONG_CODES_WINDOW,
         )
     with transaction.atomic():
-        claim = ClaimCode.objects.select_for_update().filter(code=code).first()
+        claim = ClaimCode.objects.select_for_update().filter(digest=_digest(code)).first()
         if claim is None:
             _count_wrong_code(by)
             raise PlayerError(say("That claim code is not known. Check it and try again."), "code")
@@ -154,7 +317,8 @@ def claim_player(code: str, *, by) -> Player:
         if Player.objects.filter(user=by).exclude(pk=player.pk).exists():
             raise PlayerConflict(
                 say(
-                    "Your account is already linked to a player; ask an organizer to merge the two."
+                    "Your account is already linked to a player; ask from your account page "
+                    "for the two to be merged."
                 ),
                 "code",
             )
@@ -165,4 +329,20 @@ def claim_player(code: str, *, by) -> Player:
         player.user = by
         player.save(update_fields=["user"])
         claim.delete()
+        record(Kind.CLAIM, by=by, player=player)
+    return player
+
+
+def unlink_player(player: Player, *, by) -> Player:
+    """The account holder (or a superuser) unlinks the account from its player."""
+    with transaction.atomic():
+        player = Player.objects.select_for_update().get(pk=player.pk)
+        if not player.user_id:
+            raise PlayerConflict(
+                say("{name} is not linked to an account.", name=player.display_name), "player"
+            )
+        require(by, "player.manage", player)
+        record(Kind.UNLINK, by=by, player=player)
+        player.user = None
+        player.save(update_fields=["user"])
     return player

@@ -1,4 +1,5 @@
-"""Players across events: claim codes, merges, self-registration and the emails they get.
+"""Players across events: claim codes, merges and the record of acts on who a player
+is, self-registration and the emails they get.
 
 The player (``accounts.Player``) is one person in every event they enter; an entrant
 (``tournaments.Entrant``) is their entry in one event. This app sits above both.
@@ -11,12 +12,15 @@ from django.utils.translation import gettext_lazy as _
 
 
 class ClaimCode(models.Model):
-    """A code an organizer gives a player so they can link their own account to them."""
+    """A code an organizer gives a player so they can link their own account to them.
+
+    Only the code's SHA-256 is kept: the organizer sees the code once, when it is made,
+    and nobody (organizer, database reader) can read it again."""
 
     player = models.ForeignKey(
         "accounts.Player", on_delete=models.CASCADE, related_name="claim_codes"
     )
-    code = models.CharField(max_length=16, unique=True)
+    digest = models.CharField(max_length=64, unique=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -39,6 +43,85 @@ class PlayerMerge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.removed_name} ({self.removed_id}) into {self.kept}"
+
+
+class IdentityAct(models.Model):
+    """One act on who a player is, kept for the person concerned to read: who acted,
+    when, and on which player(s). Players are kept by number and name, as merges delete
+    the player merged away."""
+
+    class Kind(models.TextChoices):
+        CLAIM_CODE = "claim_code", _("Claim code given")
+        CLAIM = "claim", _("Account linked with a claim code")
+        UNLINK = "unlink", _("Account unlinked")
+        MERGE_REQUEST = "merge_request", _("Merge asked for")
+        MERGE_CONFIRM = "merge_confirm", _("Merge confirmed")
+        MERGE = "merge", _("Players merged")
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="identity_acts",
+        help_text="The account linked to the player, if any: the person concerned.",
+    )
+    player_id = models.BigIntegerField(db_index=True)
+    player_name = models.CharField(max_length=120)
+    other_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    other_name = models.CharField(max_length=120, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} on {self.player_name} ({self.player_id})"
+
+
+class MergeRequest(models.Model):
+    """An account holder's ask that another player be merged into their own. It is done
+    once a superuser, or an organizer of each event the other player entered, confirms
+    (``confirmed_events``: the events whose organizers have)."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("Waiting for confirmation")
+        DONE = "done", _("Merged")
+        WITHDRAWN = "withdrawn", _("Withdrawn")
+
+    keep = models.ForeignKey("accounts.Player", on_delete=models.CASCADE, related_name="+")
+    other = models.ForeignKey(
+        "accounts.Player", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    other_name = models.CharField(max_length=120)
+    asked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="merge_requests"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    confirmed_events = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["keep", "other"],
+                condition=Q(status="open"),
+                name="merge_request_open_once",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="open") | Q(other__isnull=False),
+                name="merge_request_open_has_other",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.other_name} into {self.keep} ({self.status})"
 
 
 class Registration(models.Model):

@@ -1,4 +1,9 @@
-"""Who may look after a player, and what players may do to their own entries."""
+"""Who may look after a player, and what players may do to their own entries.
+
+A player linked to an account is that person's: only they (and superusers) act on who
+the player is. An unlinked player is looked after by whoever organizes every event they
+entered; an organizer of just one of them (anyone may make an event and enter any name
+in it) gets nothing over the player."""
 
 from django.db.models import Q
 
@@ -11,21 +16,40 @@ def entries_of(player_id: int):
     return Entrant.objects.filter(Q(player_id=player_id) | Q(partner_id=player_id))
 
 
-def organizes_events_of(user, player) -> bool:
-    """Whether ``user`` organizes an event ``player`` entered."""
+def events_of(player_id: int) -> set[int]:
+    """The events (tournament ids) a player entered, alone or in a team."""
+    return set(entries_of(player_id).values_list("tournament_id", flat=True))
+
+
+def organizes_every_event_of(user, player) -> bool:
+    """Whether ``player`` entered at least one event and ``user`` organizes every one of
+    them: a player who also played elsewhere belongs to no single organizer."""
     if not is_signed_in(user) or player is None:
         return False
-    return Staff.objects.filter(
-        user=user,
-        role=Staff.Role.ORGANIZER,
-        tournament__entrants__in=entries_of(player.pk),
-    ).exists()
+    events = events_of(player.pk)
+    return bool(events) and organizes_all(user, events)
+
+
+def organizes_all(user, events: set[int]) -> bool:
+    """Whether ``user`` is an organizer of each of ``events``."""
+    organized = Staff.objects.filter(
+        user=user, role=Staff.Role.ORGANIZER, tournament_id__in=events
+    ).values_list("tournament_id", flat=True)
+    return set(organized) == set(events)
 
 
 @grants("player.manage")
-def organizers_of_their_events(user, player) -> bool:
-    """Give a claim code, merge: the organizers of an event the player entered."""
-    return organizes_events_of(user, player)
+def the_account_holder(user, player) -> bool:
+    """A player linked to an account is looked after by that account alone."""
+    return is_signed_in(user) and player is not None and player.user_id == user.pk
+
+
+@grants("player.manage")
+def the_organizers_of_every_event_of_an_unlinked_player(user, player) -> bool:
+    """Give a claim code, merge: only for a player no account holds, and only by an
+    organizer of every event they entered (entering them in one's own event gives
+    nothing over the player)."""
+    return player is not None and player.user_id is None and organizes_every_event_of(user, player)
 
 
 def own_entrant(user, entrant) -> bool:

@@ -1,4 +1,5 @@
-"""Reads about players: their events, placings and games; search; a user's own entries."""
+"""Reads about players: their events, placings and games; search; a user's own entries;
+the record of acts on who they are and the merges waiting."""
 
 from dataclasses import dataclass
 
@@ -6,9 +7,9 @@ from django.db.models import Count, Q
 
 from accounts.models import Player
 from accounts.players import name_key
-from players.models import ACTIVE, Application
+from players.models import ACTIVE, Application, IdentityAct, MergeRequest, PlayerMerge
 from players.permissions import entries_of
-from tournaments.models import Entrant, MatchSeat, Round, StandingsSnapshot, Tournament
+from tournaments.models import Entrant, MatchSeat, Round, Staff, StandingsSnapshot, Tournament
 from tournaments.standings_store import SnapshotDocument
 
 SEARCH_LIMIT = 50
@@ -120,3 +121,36 @@ def open_applications(user):
         .select_related("tournament", "player", "partner", "user", "partner_user")
         .order_by("-created_at")
     )
+
+
+def identity_acts(user):
+    """The acts on who ``user`` is: on their account, on their player, or on a player
+    since merged into theirs, newest first."""
+    if not getattr(user, "is_authenticated", False):
+        return IdentityAct.objects.none()
+    player = own_player(user)
+    ids = []
+    if player is not None:
+        ids = [
+            player.pk,
+            *PlayerMerge.objects.filter(kept=player).values_list("removed_id", flat=True),
+        ]
+    return IdentityAct.objects.filter(
+        Q(account=user) | Q(player_id__in=ids) | Q(other_id__in=ids)
+    ).select_related("by")
+
+
+def merge_requests(user):
+    """The merges ``user`` asked for, and the open ones they may have to confirm (as a
+    superuser, or an organizer of an event the other player entered)."""
+    if not getattr(user, "is_authenticated", False):
+        return MergeRequest.objects.none()
+    rows = MergeRequest.objects.select_related("keep", "other", "asked_by")
+    if user.is_superuser:
+        return rows.filter(Q(asked_by=user) | Q(status=MergeRequest.Status.OPEN))
+    organized = Staff.objects.filter(user=user, role=Staff.Role.ORGANIZER).values("tournament_id")
+    entries = Entrant.objects.filter(tournament_id__in=organized)
+    theirs = Q(other_id__in=entries.values("player_id")) | Q(
+        other_id__in=entries.exclude(partner=None).values("partner_id")
+    )
+    return rows.filter(Q(asked_by=user) | (Q(status=MergeRequest.Status.OPEN) & theirs))

@@ -5,6 +5,12 @@ from players import views
 urlpatterns = [
     path("players/", views.search, name="player-search"),
     path("players/claim/", views.claim, name="player-claim"),
+    path("players/unlink/", views.unlink, name="player-unlink"),
+    path(
+        "players/merge-requests/<int:pk>/confirm/",
+        views.confirm_merge,
+        name="merge-request-confirm-page",
+    ),
     path("players/<int:pk>/", views.player_page, name="player-page"),
     path("players/<int:pk>/<str:action>/", views.player_action, name="player-action"),
     path("t/<slug:slug>/register/", views.entry_page, name="self-register"),

@@ -1,5 +1,6 @@
-"""Pages about players: search, a player's events, claiming and merging, entering an
-event yourself, checking in, and the organizer's side of self-registration."""
+"""Pages about players: search, a player's events, claiming and merging, merges asked
+for and confirmed, entering an event yourself, checking in, and the organizer's side of
+self-registration."""
 
 import segno
 from django.contrib import messages
@@ -9,21 +10,22 @@ from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.models import Player
 from accounts.permissions import allowed
-from accounts.players import NEW, look_up_all, similar_players
+from accounts.players import NEW, candidate_token, look_up_all, similar_players, token_player
 from domain.errors import DomainError
 from domain.i18n import told
 from players import identity, registration, selectors, tables
 from players.forms import RegistrationForm
-from players.models import ACTIVE, Application, ClaimCode, PlayerMerge
+from players.models import ACTIVE, Application, ClaimCode, MergeRequest, PlayerMerge
 from scoring.bounds import ID_MAX, digits
 from tournaments import services
 from tournaments.entries import LineProblem
 from tournaments.models import Round, Tournament
+from tournaments.services.entrants import choice_scope
 from tournaments.views import managed_tournament
 
 Status = Application.Status
@@ -59,9 +61,11 @@ def player_page(request, pk: int):
         return redirect("player-page", pk=moved.pk)
     events = selectors.player_events(player, request.user)
     manages = allowed(request.user, "player.manage", player)
-    claim, duplicates = None, []
-    if manages:
-        claim = ClaimCode.objects.filter(player=player).first()
+    own = selectors.own_player(request.user)
+    given, duplicates = False, []
+    if manages and not player.user_id:
+        # A code is shown once, when given: the page only says one exists.
+        given = ClaimCode.objects.filter(player=player).exists()
         duplicates = similar_players(player)
     return render(
         request,
@@ -70,31 +74,56 @@ def player_page(request, pk: int):
             "player": player,
             "events": events,
             "games": sum(line.games for line in events),
-            "manages": manages,
-            "claim": claim,
+            "manages": manages and not player.user_id,
+            "given": given,
             "duplicates": duplicates,
-            "is_me": request.user.is_authenticated and player.user_id == request.user.pk,
+            "is_me": own is not None and own.pk == player.pk,
+            "may_ask": own is not None and own.pk != player.pk and not player.user_id,
         },
     )
+
+
+NOT_YOURS = gettext_lazy(
+    "Only the account holder of a linked player, or an organizer of every event an unlinked "
+    "player entered, may do that."
+)
 
 
 @login_required
 @require_POST
 def player_action(request, pk: int, action: str):
-    """An organizer of the player's events gives a claim code or merges another player in."""
+    """An organizer of every event of an unlinked player gives a claim code or merges
+    another such player in; an account holder asks that this player be merged into
+    theirs (``ask-merge``)."""
     player = get_object_or_404(Player, pk=pk)
+    if action == "ask-merge":
+        try:
+            identity.request_merge(player, by=request.user)
+        except DomainError as error:
+            messages.error(request, told(error.message))
+            return redirect("player-page", pk=player.pk)
+        messages.success(
+            request,
+            gettext(
+                "Asked: {name} becomes one player with yours once the organizers of their "
+                "events confirm."
+            ).format(name=player.display_name),
+        )
+        return redirect("account")
+    if action not in ("claim-code", "merge"):
+        raise Http404("No such action.")
     if not allowed(request.user, "player.manage", player):
-        raise PermissionDenied("Only the organizers of this player's events may do that.")
+        raise PermissionDenied(NOT_YOURS)
     try:
         if action == "claim-code":
-            claim = identity.issue_claim_code(player, by=request.user)
+            issued = identity.issue_claim_code(player, by=request.user)
             messages.success(
                 request,
-                gettext("Claim code for {name}: {code}").format(
-                    name=player.display_name, code=claim.code
+                gettext("Claim code for {name}: {code} (shown this once: write it down).").format(
+                    name=player.display_name, code=issued.code
                 ),
             )
-        elif action == "merge":
+        else:
             other_id = digits(request.POST.get("other"), (1, ID_MAX))
             other = Player.objects.filter(pk=other_id).first() if other_id else None
             if other is None:
@@ -107,13 +136,61 @@ def player_action(request, pk: int, action: str):
                     other=name, name=player.display_name
                 ),
             )
-        else:
-            raise Http404("No such action.")
     except PermissionDenied:
-        messages.error(request, gettext("You may merge only players of events you organize."))
+        messages.error(request, NOT_YOURS)
     except DomainError as error:
         messages.error(request, told(error.message))
     return redirect("player-page", pk=player.pk)
+
+
+@login_required
+@require_POST
+def confirm_merge(request, pk: int):
+    """A superuser, or an organizer of the other player's events, confirms a merge."""
+    asked = selectors.merge_requests(request.user).filter(pk=pk).first()
+    if asked is None:
+        raise Http404("No such merge.")
+    try:
+        done = identity.confirm_merge(asked, by=request.user)
+    except PermissionDenied:
+        messages.error(
+            request, gettext("Only the organizers of the other player's events confirm.")
+        )
+    except DomainError as error:
+        messages.error(request, told(error.message))
+    else:
+        if done.status == MergeRequest.Status.DONE:
+            messages.success(
+                request,
+                gettext("{other} is now one player with {name}.").format(
+                    other=done.other_name, name=done.keep.display_name
+                ),
+            )
+        else:
+            messages.success(
+                request, gettext("Confirmed; the organizers of the other events confirm next.")
+            )
+    return redirect("account")
+
+
+@login_required
+@require_POST
+def unlink(request):
+    """The signed-in user unlinks their account from its player."""
+    player = selectors.own_player(request.user)
+    if player is None:
+        messages.error(request, gettext("Your account is not linked to a player."))
+        return redirect("account")
+    try:
+        identity.unlink_player(player, by=request.user)
+    except DomainError as error:
+        messages.error(request, told(error.message))
+    else:
+        messages.success(
+            request,
+            gettext("Your account is no longer {name}'s.").format(name=player.display_name),
+        )
+    return redirect("account")
 
 
 @login_required
@@ -366,12 +443,13 @@ def paste_preview(request, slug: str):
         return redirect("manage-tournament", slug=slug)
     people = [person for entry in entries for person in entry.people]
     found = iter(look_up_all(people))
+    scope = choice_scope(tournament, request.user)
     lines = []
     for entry in entries:
         lines.append(
             {
                 "entry": entry,
-                "people": [_person(next(found), choices) for _ in entry.people],
+                "people": [_person(next(found), choices, scope) for _ in entry.people],
             }
         )
     return render(
@@ -391,20 +469,35 @@ def _problem(problem: LineProblem) -> dict:
     return {"line": problem.line, "text": problem.text, "message": told(problem.message)}
 
 
-def _person(lookup, choices: dict[str, int]) -> dict:
-    return {"lookup": lookup, "field": "choice-" + lookup.key, "chosen": choices.get(lookup.key)}
+def _person(lookup, choices: dict[str, int | str], scope: str) -> dict:
+    """One name of the list: its candidates, each with the token that chooses it, and
+    the choice already made (kept when the list is checked again)."""
+    chosen = choices.get(lookup.key)
+    chosen_id = NEW if chosen == NEW else token_player(chosen) if chosen else None
+    return {
+        "lookup": lookup,
+        "field": "choice-" + lookup.key,
+        "new": chosen == NEW,
+        "offers": [
+            {
+                "player": candidate,
+                "token": candidate_token(lookup.key, candidate.pk, scope),
+                "chosen": chosen_id == candidate.pk,
+            }
+            for candidate in lookup.candidates
+        ],
+    }
 
 
-def _posted_choices(request) -> dict[str, int]:
-    """``choice-<key>`` fields: a player's id, or ``new``."""
-    choices = {}
+def _posted_choices(request) -> dict[str, int | str]:
+    """``choice-<key>`` fields: a candidate's token, or ``new``."""
+    choices: dict[str, int | str] = {}
     for name, value in request.POST.items():
         if not name.startswith("choice-"):
             continue
+        key = name[len("choice-") :]
         if value == "new":
-            choices[name[len("choice-") :]] = NEW
-        else:
-            pk = digits(value, (1, ID_MAX))
-            if pk is not None:
-                choices[name[len("choice-") :]] = pk
+            choices[key] = NEW
+        elif value and len(value) <= 400:
+            choices[key] = value
     return choices

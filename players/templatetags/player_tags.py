@@ -1,9 +1,10 @@
-"""The player's side of the account page: their player, their events, claim codes and
-their entries in progress (an inclusion tag: the account page knows nothing of players)."""
+"""The player's side of the account page: their player, their events, claim codes, their
+entries in progress, the merges asked for or waiting for them to confirm, and the record
+of acts on who they are (an inclusion tag: the account page knows nothing of players)."""
 
 from django import template
 
-from players import selectors
+from players import identity, selectors
 
 register = template.Library()
 
@@ -19,5 +20,10 @@ def account_players(context):
         "own_player": player,
         "events": selectors.player_events(player, user) if player else [],
         "applications": list(selectors.open_applications(user)),
+        "merges": [
+            (asked, identity.may_confirm(user, asked))
+            for asked in selectors.merge_requests(user).order_by("-created_at", "-pk")[:20]
+        ],
+        "acts": list(selectors.identity_acts(user)[:20]),
         "user": user,
     }

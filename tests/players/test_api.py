@@ -14,6 +14,7 @@ from tests.factories import SuperuserFactory, UserFactory, client_for
 from tests.players.conftest import event
 from tests.test_pages import make_event
 from tournaments import services
+from tournaments.models import Entrant
 
 pytestmark = pytest.mark.django_db
 
@@ -112,12 +113,23 @@ def test_paste_choices_through_the_api(organizer):
     assert first["names"][0]["candidates"][0]["id"] == jose.pk
     assert second["names"][0]["candidates"] == []
 
+    assert first["names"][0]["candidates"][0]["token"]
+
     refused = api.post("/api/v1/tournaments/two/entrants/", {"text": "Jose Peres"})
     assert refused.status_code == 409
-    assert refused.json()["choices"][0]["candidates"][0]["id"] == jose.pk
-    made = api.post(
+    [candidate] = refused.json()["choices"][0]["candidates"]
+    assert candidate["id"] == jose.pk
+    # A known player is chosen by the token offered with them, never by their number.
+    by_number = api.post(
         "/api/v1/tournaments/two/entrants/",
         {"text": "Jose Peres", "players": [{"name": "Jose Peres", "player": jose.pk}]},
+        format="json",
+    )
+    assert by_number.status_code == 400 and not Entrant.objects.filter(tournament__slug="two")
+    made = api.post(
+        "/api/v1/tournaments/two/entrants/",
+        {"text": "Jose Peres", "players": [{"name": "Jose Peres", "token": candidate["token"]}]},
+        format="json",
     )
     assert made.status_code == 201 and made.json()[0]["player"] == jose.pk
     anonymous = client_for(None).post("/api/v1/tournaments/two/entrants/preview/", {"text": "A"})

@@ -46,10 +46,11 @@ def test_a_close_name_is_not_registered_until_the_organizer_chooses(organizer):
         services.register_entrants(second, by=organizer, text="Jose Peres\nCarmen Ortiz")
     assert [c.pk for c in refused.value.lookups[0].candidates] == [jose.pk]
     assert not second.entrants.exists() and Player.objects.count() == 1
+    [offer] = refused.value.body(str)["choices"][0]["candidates"]
 
     services.register_entrants(
         second, by=organizer, text="Jose Peres\nCarmen Ortiz",
-        choices={choice_key("Jose Peres"): jose.pk},
+        choices={choice_key("Jose Peres"): offer["token"]},
     )  # fmt: skip
     assert second.entrants.get(name="José Pérez").player == jose
 
@@ -134,8 +135,10 @@ def test_a_claim_code_links_an_account_once(organizer, tournament):
     assert player == ana and Player.objects.get().user == user
     with pytest.raises(identity.PlayerError):
         identity.claim_player(claim.code, by=UserFactory())  # used up
+    with pytest.raises(PermissionDenied):
+        identity.issue_claim_code(ana, by=organizer)  # linked: the account holder's alone
     with pytest.raises(identity.PlayerConflict):
-        identity.issue_claim_code(ana, by=organizer)  # already linked
+        identity.issue_claim_code(ana, by=user)  # already linked
 
 
 @override_settings(CLAIM_CODE_TRIES=3)
@@ -151,7 +154,9 @@ def test_an_account_that_guesses_codes_is_refused_for_the_hour(organizer, tourna
     with pytest.raises(TooMany) as refused:
         identity.claim_player(claim.code, by=guesser)  # even the right code, this hour
     assert refused.value.retry_after == identity.WRONG_CODES_WINDOW
-    assert Player.objects.get().user is None and ClaimCode.objects.filter(pk=claim.pk).exists()
+    assert (
+        Player.objects.get().user is None and ClaimCode.objects.filter(player=claim.player).exists()
+    )
     # Two wrong codes of another account do not stop it; the right one links it.
     for wrong in ("AAAAAAAAAA", "BBBBBBBBBB"):
         with pytest.raises(identity.PlayerError):

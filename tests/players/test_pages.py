@@ -1,6 +1,7 @@
 """The players' pages for every role: anonymous visitors, players, strangers signed in,
 organizers and superusers; nothing answers 500 whatever is sent."""
 
+import re
 from datetime import UTC, timedelta
 
 import pytest
@@ -14,6 +15,7 @@ from tests.factories import SuperuserFactory, UserFactory
 from tests.players.conftest import event
 from tests.test_pages import make_event
 from tournaments import services
+from tournaments.models import Entrant
 
 pytestmark = pytest.mark.django_db
 
@@ -46,9 +48,11 @@ def test_organizers_give_claim_codes_and_merge_from_the_player_page(organizer):
     client = signed_in(organizer)
     page = client.get(f"/players/{jose.pk}/").content.decode()
     assert "For organizers" in page and "Perhaps the same person" in page and "Jose Peres" in page
-    client.post(f"/players/{jose.pk}/claim-code/")
-    code = ClaimCode.objects.get(player=jose).code
-    assert code in client.get(f"/players/{jose.pk}/").content.decode()
+    given = client.post(f"/players/{jose.pk}/claim-code/", follow=True).content.decode()
+    code = re.search(r"Claim code for José Pérez: (\w+)", given)[1]
+    # Shown once: the page never shows it again, and only its digest is stored.
+    assert code not in client.get(f"/players/{jose.pk}/").content.decode()
+    assert code not in ClaimCode.objects.get(player=jose).digest
     answer = client.post(f"/players/{jose.pk}/merge/", {"other": other.pk}, follow=True)
     assert "is now one player with" in answer.content.decode()
     assert not Player.objects.filter(pk=other.pk).exists()
@@ -191,9 +195,16 @@ def test_the_paste_preview_lets_the_organizer_choose(organizer):
         "/t/two/manage/register/", {"text": "Jose Peres\nCarmen Ortiz"}, follow=True
     ).content.decode()
     assert "Choose for Jose Peres" in direct
-    done = client.post(
+    by_number = client.post(
         "/t/two/manage/paste/",
         {"text": "Jose Peres\nCarmen Ortiz", "confirm": "1", "choice-jose peres|": str(jose.pk)},
+        follow=True,
+    ).content.decode()
+    assert "choose one of the players offered" in by_number and Entrant.objects.count() == 1
+    token = re.search(r'name="choice-jose peres\|" value="([^"]+)"', page.decode())[1]
+    done = client.post(
+        "/t/two/manage/paste/",
+        {"text": "Jose Peres\nCarmen Ortiz", "confirm": "1", "choice-jose peres|": token},
         follow=True,
     )
     assert "Registered 2 entrants." in done.content.decode()

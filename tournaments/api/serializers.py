@@ -90,14 +90,27 @@ class EntrantSerializer(serializers.ModelSerializer):
 class PlayerChoiceSerializer(serializers.Serializer):
     name = fields.Text(max_length=120, help_text="A name of the list, as written.")
     club = fields.Text(max_length=120, required=False, default="")
+    token = fields.Text(
+        max_length=400, required=False, allow_null=True, default=None,
+        help_text="The token of the candidate chosen, as the 409 or the preview offered it; "
+        "null: a new player.",
+    )  # fmt: skip
     player = fields.WholeNumber(
-        min_value=1, max_value=ID_MAX, allow_null=True, help_text="A known player; null: new."
-    )
+        min_value=1, max_value=ID_MAX, required=False, allow_null=True, default=None,
+        help_text="Only null (a new player): a known player is chosen by its token.",
+    )  # fmt: skip
 
-    def to_choice(self, data: dict) -> tuple[str, int]:
+    def validate_player(self, value):
+        if value is not None:
+            raise serializers.ValidationError(
+                _("Choose a known player by the token offered with them, not by their number.")
+            )
+        return value
+
+    def to_choice(self, data: dict) -> tuple[str, int | str]:
         from accounts.players import NEW, choice_key
 
-        return choice_key(data["name"], data["club"]), data["player"] or NEW
+        return choice_key(data["name"], data["club"]), data["token"] or NEW
 
 
 class EntrantCreateSerializer(serializers.Serializer):
@@ -114,7 +127,7 @@ class EntrantCreateSerializer(serializers.Serializer):
         help_text="For names that could be a known player (a 409 lists them): which one.",
     )
 
-    def choices(self) -> dict[str, int]:
+    def choices(self) -> dict[str, int | str]:
         chooser = PlayerChoiceSerializer()
         return dict(chooser.to_choice(item) for item in self.validated_data["players"])
 

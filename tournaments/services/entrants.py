@@ -30,6 +30,12 @@ from tournaments.services.pairing import request_schedules
 from tournaments.signals import entrant_withdrawn
 
 
+def choice_scope(tournament: Tournament, by) -> str:
+    """Where a candidate player is offered and chosen: this event, by this organizer (a
+    token offered to one organizer for one event chooses nothing elsewhere)."""
+    return f"{tournament.pk}:{getattr(by, 'pk', '')}"
+
+
 def _next_seed(tournament: Tournament) -> int:
     return (Entrant.objects.filter(tournament=tournament).aggregate(m=Max("seed"))["m"] or 0) + 1
 
@@ -43,12 +49,13 @@ def register_entrant(
     player: Player | None = None,
     partner: Player | None = None,
     seed: int | None = None,
-    choices: dict[str, int] | None = None,
+    choices: dict[str, int | str] | None = None,
 ) -> Entrant:
     """Enter a player (or, for Partners, a team of two) in the tournament.
 
     A name (``"Ana Rivera (Club)"`` gives the club) is the player already known by it;
-    ``choices`` settles names that could be a known player (``accounts.players``)."""
+    ``choices`` settles names that could be a known player with the candidates' tokens
+    offered to ``by`` for this event (``accounts.players``)."""
     with transaction.atomic():
         tournament = _lock_tournament(tournament)
         require(by, "tournament.manage", tournament)
@@ -60,6 +67,7 @@ def register_entrant(
             partner=partner,
             seed=seed,
             choices=choices,
+            scope=choice_scope(tournament, by),
         )
 
 
@@ -71,17 +79,19 @@ def admit(
     player: Player | None = None,
     partner: Player | None = None,
     seed: int | None = None,
-    choices: dict[str, int] | None = None,
+    choices: dict[str, int | str] | None = None,
+    scope: str = "",
 ) -> Entrant:
     """Enter a player or team in a tournament the caller has locked and cleared them for
-    (an organizer's registration, or a player's own entry accepted)."""
+    (an organizer's registration, or a player's own entry accepted); ``scope``: where
+    the candidates chosen in ``choices`` were offered (``choice_scope``)."""
     _check_open(tournament)
     teams = tournament.is_teams
     wanted = [(player, name, "name")]
     if teams:
         wanted.append((partner, partner_name, "partner_name"))
     named = [_name_of(text, field) for given, text, field in wanted if given is None]
-    found = iter(players_for(named, choices))
+    found = iter(players_for(named, choices, scope=scope))
     player = player or next(found)
     if teams:
         partner = partner or next(found)
@@ -177,12 +187,13 @@ def _check_open(tournament: Tournament) -> None:
 
 
 def register_entrants(
-    tournament: Tournament, *, by, text: str, choices: dict[str, int] | None = None
+    tournament: Tournament, *, by, text: str, choices: dict[str, int | str] | None = None
 ) -> list[Entrant]:
     """Register a pasted list (one entrant a line, ``A & B`` for a team), all or nothing.
 
     Each name is the player already known by it; ``choices`` settles the names that could
-    be a known player (``accounts.players.players_for``)."""
+    be a known player, with the candidates' tokens offered to ``by`` for this event
+    (``accounts.players.players_for``)."""
     _check_paste_size(text)
     with transaction.atomic():
         tournament = _lock_tournament(tournament)
@@ -197,7 +208,7 @@ def register_entrants(
         if not entries:
             raise TournamentError(say("The list has no names."), "entrants")
         request_schedules(tournament.pk)
-        return _create_entrants(tournament, entries, choices)
+        return _create_entrants(tournament, entries, choices, choice_scope(tournament, by))
 
 
 def preview_entrants(tournament: Tournament, text: str) -> tuple[list[EntryLine], list]:
@@ -208,10 +219,13 @@ def preview_entrants(tournament: Tournament, text: str) -> tuple[list[EntryLine]
 
 
 def _create_entrants(
-    tournament: Tournament, entries: list[EntryLine], choices: dict[str, int] | None = None
+    tournament: Tournament,
+    entries: list[EntryLine],
+    choices: dict[str, int | str] | None,
+    scope: str,
 ) -> list[Entrant]:
     people = [(name, club) for entry in entries for name, club in entry.people]
-    players = players_for(people, choices)
+    players = players_for(people, choices, scope=scope)
     _check_players_free(tournament, players)
     seed = _next_seed(tournament)
     taken = {name.casefold() for name in tournament.entrants.values_list("name", flat=True)}
