@@ -1,6 +1,8 @@
 """Who may read and run tournaments, and what organizers may do to their games."""
 
 from accounts.permissions import grants, is_signed_in
+from domain.errors import NON_FIELD, Conflict
+from domain.say import say
 from tournaments.models import EventAccount, Staff, Tournament
 
 
@@ -26,6 +28,19 @@ def is_event_account(user) -> bool:
         and getattr(user, "pk", None) is not None
         and EventAccount.objects.filter(user_id=user.pk).exists()
     )
+
+
+def refuse_event_account(user, field: str = NON_FIELD) -> None:
+    """Refuse, in the user's words, what only a person's own account may do (enter an
+    event, claim a player): an event-created login referees that event and nothing more."""
+    if is_event_account(user):
+        raise Conflict(
+            say(
+                "This account was created by an event for its referees: it referees that "
+                "event only. Sign in with your own account."
+            ),
+            field,
+        )
 
 
 def acts_for_themselves(user) -> bool:

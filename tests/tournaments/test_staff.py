@@ -12,6 +12,7 @@ from tests.test_pages import make_event
 from tournaments import services
 from tournaments.models import EventAccount, Invitation, Staff, Tournament
 from tournaments.permissions import role_in
+from tournaments.services.staff import event_accounts_allowed
 
 pytestmark = pytest.mark.django_db
 
@@ -229,9 +230,10 @@ def test_the_event_sets_tokens_only_for_accounts_it_created(client, organizer, p
     client.post("/t/trap/manage/token/", {"user": mesa1.pk, "revoke": "1"})
     assert not Token.objects.filter(user=mesa1).exists()
 
-    # Once the account takes a role in another event, it is no longer this event's to manage.
+    # An account with a role in another event (held from before event accounts could not
+    # be invited) is no longer this event's to set a token for; it may still revoke it.
     other = make_event(UserFactory(username="other-org"), slug="other")[0]
-    event_referee(other, user=mesa1)
+    Staff.objects.create(tournament=other, user=mesa1, role="referee")
     assert not services.credentials_managed_here(tournament, mesa1)
     with pytest.raises(services.TournamentError):
         services.issue_token(tournament, mesa1, by=organizer)
@@ -258,8 +260,7 @@ def test_a_promoted_or_superuser_event_account_is_out_of_reach(organizer, privat
     assert not services.credentials_managed_here(tournament, mesa)
     mesa.is_superuser = False
     mesa.save()
-    invitation = services.invite_staff(tournament, by=organizer, username="mesa3", role="organizer")
-    services.accept_invitation(invitation, by=mesa)
+    Staff.objects.create(tournament=tournament, user=mesa, role="organizer")  # set by hand
     assert not services.credentials_managed_here(tournament, mesa)
 
 
@@ -293,3 +294,148 @@ def test_a_tournament_created_by_its_organizer_stays_theirs(organizer):
     assert list(tournament.staff.values_list("user__username", "role")) == [
         ("organizer", "organizer")
     ]
+
+
+# --- event-created accounts stay the event's --------------------------------------------
+
+
+def test_an_event_account_creates_no_event_ladder_or_series(organizer, private_event):
+    tournament, _ = private_event
+    mesa, _ = services.create_referee(tournament, by=organizer, username="mesa4")
+    api = client_for(mesa)
+    refused = [
+        api.post("/api/v1/tournaments/", {"name": "Mine", "ruleset": "cutthroat"}, format="json"),
+        api.post(
+            "/api/v1/ladders/", {"name": "Mine", "ruleset": "cutthroat", "table_size": 2},
+            format="json",
+        ),
+        api.post(
+            "/api/v1/series/",
+            {"name": "Mine", "ruleset": "cutthroat", "table_size": 4, "stage_format": "swiss",
+             "stage_settings": {"rounds": 1}, "series_points": {"1": 10}, "best_of": 1},
+            format="json",
+        ),
+    ]  # fmt: skip
+    assert [answer.status_code for answer in refused] == [403, 403, 403]
+    assert Tournament.objects.count() == 1
+    person = client_for(UserFactory(username="person"))
+    made = person.post("/api/v1/tournaments/", {"name": "Mine", "ruleset": "cutthroat"})
+    assert made.status_code == 201  # an account of one's own still creates events
+
+
+def test_an_event_account_cannot_be_invited_and_is_answered_as_an_unknown_name(
+    organizer, private_event
+):
+    services.create_referee(private_event[0], by=organizer, username="mesa5")
+    UserFactory(username="gone", is_active=False)
+    other_org = UserFactory(username="other-org")
+    make_event(other_org, slug="other")
+    api = client_for(other_org)
+    answers = [
+        api.post(
+            "/api/v1/tournaments/other/staff/", {"username": name, "role": "referee"}, format="json"
+        )
+        for name in ("mesa5", "gone", "nobody-at-all")
+    ]
+    assert {answer.status_code for answer in answers} == {400}
+    assert {answer.json()["detail"] for answer in answers} == {
+        "No user by that name can be invited."
+    }
+    assert not Invitation.objects.exists()
+    # Not in its own event either: it referees there already, and nothing more.
+    with pytest.raises(services.TournamentError, match="No user by that name"):
+        services.invite_staff(private_event[0], by=organizer, username="mesa5", role="organizer")
+
+
+def test_an_event_account_cannot_accept_an_invitation_sent_before_the_rule(
+    organizer, private_event
+):
+    mesa, _ = services.create_referee(private_event[0], by=organizer, username="mesa6")
+    other = make_event(UserFactory(username="other-org"), slug="other")[0]
+    invitation = Invitation.objects.create(tournament=other, user=mesa, role="organizer")
+    answer = client_for(mesa).post(f"/api/v1/invitations/{invitation.pk}/accept/")
+    assert answer.status_code == 409
+    assert not Staff.objects.filter(tournament=other, user=mesa).exists()
+
+
+def test_the_creating_event_always_revokes_its_accounts_token(client, organizer, private_event):
+    tournament, _ = private_event
+    mesa, _ = services.create_referee(tournament, by=organizer, username="mesa7")
+    Token.objects.create(user=mesa)
+    # Roles and invitations another event gave it (before the rule) do not take it away.
+    other = make_event(UserFactory(username="other-org"), slug="other")[0]
+    Staff.objects.create(tournament=other, user=mesa, role="organizer")
+    Invitation.objects.create(tournament=other, user=mesa, role="referee")
+    client.force_login(organizer)
+    client.post("/t/trap/manage/token/", {"user": mesa.pk, "revoke": "1"})
+    assert not Token.objects.filter(user=mesa).exists()
+    # The other event never may.
+    Token.objects.create(user=mesa)
+    with pytest.raises(services.TournamentError):
+        services.revoke_token(
+            other, mesa, by=other.staff.get(role="organizer", user__username="other-org").user
+        )
+    assert Token.objects.filter(user=mesa).exists()
+
+
+def test_an_event_creates_referee_accounts_for_its_tables_and_a_few_spares(
+    client, organizer, private_event, settings
+):
+    settings.EVENT_ACCOUNTS_SPARE = 2
+    tournament, _ = private_event  # round 1: four names, one table
+    assert event_accounts_allowed(tournament) == 3
+    for n in range(3):
+        services.create_referee(tournament, by=organizer, username=f"mesa{n}")
+    client.force_login(organizer)
+    page = client.post("/t/trap/manage/create-referee/", {"username": "mesa9"}, follow=True)
+    assert "This event has created 3 referee accounts" in page.content.decode()
+    assert not EventAccount.objects.filter(user__username="mesa9").exists()
+    assert EventAccount.objects.filter(tournament=tournament).count() == 3
+
+
+def test_staff_invitations_are_capped_per_sender(organizer, private_event, settings):
+    settings.INVITATIONS_PER_SENDER_PER_HOUR = 2
+    for name in ("one", "two", "three"):
+        UserFactory(username=name)
+    api = client_for(organizer)
+    sent = [
+        api.post("/api/v1/tournaments/trap/staff/", {"username": name, "role": "referee"})
+        for name in ("one", "nobody", "three")
+    ]
+    assert [answer.status_code for answer in sent] == [201, 400, 429]
+    assert sent[2]["Retry-After"] and "too many invitations" in sent[2].json()["detail"]
+    assert list(Invitation.objects.values_list("user__username", flat=True)) == ["one"]
+
+
+# --- the account page: every role, and leaving one -----------------------------------------
+
+
+def test_the_account_page_lists_roles_and_a_user_leaves_one(client, organizer, private_event):
+    tournament, match = private_event
+    referee = event_referee(tournament)
+    services.assign_referee(match, referee, by=organizer)
+    client.force_login(referee)
+    page = client.get("/accounts/").content.decode()
+    assert "Your roles" in page and "Copa Capicú" in page and "Referee" in page
+    role = Staff.objects.get(user=referee)
+    client.post(f"/accounts/roles/{role.pk}/leave/")
+    assert not Staff.objects.filter(user=referee).exists()
+    match.refresh_from_db()
+    assert match.referee_id is None  # and with the role, its tables
+    assert "You organize and referee no event." in client.get("/accounts/").content.decode()
+
+    # The last organizer stays; another user's role is not found.
+    client.force_login(organizer)
+    own = Staff.objects.get(user=organizer)
+    answer = client.post(f"/accounts/roles/{own.pk}/leave/", follow=True)
+    assert "A tournament keeps at least one organizer." in answer.content.decode()
+    assert Staff.objects.filter(pk=own.pk).exists()
+    client.force_login(UserFactory(username="stranger"))
+    assert client.post(f"/accounts/roles/{own.pk}/leave/").status_code == 404
+
+
+def test_an_event_account_is_told_what_it_is_on_its_account_page(client, organizer, private_event):
+    mesa, _ = services.create_referee(private_event[0], by=organizer, username="mesa8")
+    client.force_login(mesa)
+    page = client.get("/accounts/").content.decode()
+    assert "This account was created by Copa Capicú for its referees" in page
