@@ -15,6 +15,7 @@ from accounts.models import Player
 from accounts.permissions import allowed
 from circuit import exports, selectors
 from circuit.models import LadderSession, Pool, Series
+from circuit.series_seen import standings_for
 from circuit.services import ladders as ladder_services
 from circuit.services import series as series_services
 from circuit.services.seeding import seed_by_rating
@@ -88,6 +89,9 @@ class SeriesStandingsSerializer(serializers.Serializer):
     computed_at = serializers.DateTimeField(allow_null=True)
     events = SeriesEventSerializer(many=True)
     lines = SeriesLineSerializer(many=True)
+    left_out = serializers.IntegerField(
+        help_text="Private events these standings leave out (the series' organizers see all)."
+    )
 
 
 class SeriesDetailSerializer(SeriesSerializer):
@@ -98,7 +102,8 @@ class SeriesDetailSerializer(SeriesSerializer):
 
     @extend_schema_field(SeriesStandingsSerializer)
     def get_standings(self, series) -> dict:
-        return SeriesStandingsSerializer(series_services.read_standings(series)).data
+        user = self.context["request"].user
+        return SeriesStandingsSerializer(standings_for(series, user)).data
 
 
 def _signed_in(request) -> None:
@@ -160,7 +165,8 @@ class SeriesDetailView(APIView):
 
     @extend_schema(responses=SeriesDetailSerializer)
     def get(self, request, slug: str):
-        return Response(SeriesDetailSerializer(_series(request, slug)).data)
+        series = _series(request, slug)
+        return Response(SeriesDetailSerializer(series, context={"request": request}).data)
 
 
 class SeriesNextEventView(APIView):
@@ -186,7 +192,7 @@ class SeriesStandingsView(APIView):
     @extend_schema(responses=SeriesStandingsSerializer)
     def get(self, request, slug: str):
         series = _series(request, slug)
-        return Response(SeriesStandingsSerializer(series_services.read_standings(series)).data)
+        return Response(SeriesStandingsSerializer(standings_for(series, request.user)).data)
 
 
 class SeriesExportView(APIView):
@@ -194,7 +200,7 @@ class SeriesExportView(APIView):
 
     @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
     def get(self, request, slug: str):
-        return exports.series_csv_response(_series(request, slug))
+        return exports.series_csv_response(_series(request, slug), request.user)
 
 
 class RatingSerializer(serializers.Serializer):

@@ -3,16 +3,17 @@
 from collections.abc import Iterator
 
 from circuit.models import Series
-from circuit.services.series import read_standings
+from circuit.series_seen import standings_for
 from tournaments.exports import csv_lines, text
 
 SERIES_COLUMNS = ["series", "rank", "tied", "player", "points", "wins", "best", "played"]
 
 
-def series_rows(series: Series) -> Iterator[list[str]]:
+def series_rows(series: Series, user) -> Iterator[list[str]]:
     """One row per player, best first, then one column per event: its placing and points
-    (a trailing ``*`` marks a result the best-N rule leaves out)."""
-    standings = read_standings(series)
+    (a trailing ``*`` marks a result the best-N rule leaves out); of the events ``user``
+    may see (see ``circuit.series_seen``)."""
+    standings = standings_for(series, user)
     numbers = [event["number"] for event in standings["events"]]
     yield [*SERIES_COLUMNS, *(f"event_{n}" for n in numbers)]
     for line in standings["lines"]:
@@ -32,11 +33,11 @@ def series_rows(series: Series) -> Iterator[list[str]]:
         ]  # fmt: skip
 
 
-def series_csv_response(series: Series):
+def series_csv_response(series: Series, user):
     from django.http import StreamingHttpResponse
 
     response = StreamingHttpResponse(
-        csv_lines(series_rows(series)), content_type="text/csv; charset=utf-8"
+        csv_lines(series_rows(series, user)), content_type="text/csv; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="{series.slug}-standings.csv"'
     return response

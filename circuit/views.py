@@ -14,6 +14,7 @@ from accounts.players import name_key
 from circuit import charts, exports, selectors
 from circuit.api import visible_series
 from circuit.models import LadderSession, Pool, Series
+from circuit.series_seen import standings_for
 from circuit.services import ladders as ladder_services
 from circuit.services import series as series_services
 from circuit.services.common import CircuitError, bounded
@@ -39,7 +40,7 @@ def series_list(request):
 
 def series_page(request, slug: str):
     series = _series(request, slug)
-    standings = series_services.read_standings(series)
+    standings = standings_for(series, request.user)
     numbers = [event["number"] for event in standings["events"]]
     for line in standings["lines"]:
         by_event = {result["event"]: result for result in line["results"]}
@@ -56,7 +57,7 @@ def series_page(request, slug: str):
 
 
 def series_export(request, slug: str):
-    return exports.series_csv_response(_series(request, slug))
+    return exports.series_csv_response(_series(request, slug), request.user)
 
 
 @login_required

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AnonymousUser
 from django.contrib.staticfiles import finders
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
@@ -114,12 +115,15 @@ def game_page(request, pk: int):
 
     Its poll carries the revision it shows and is answered 204 after one cache read while
     the game is unchanged; a changed live part is rendered once per revision and language
-    and served from the cache to the game's other viewers (it holds nothing personal)."""
+    and served from the cache to the game's other viewers (it holds nothing personal).
+    The revision is kept for that read only while everyone may see the game (the held
+    game of a draft round, a private event's, never): other polls are checked first."""
     since = request.GET.get("since")
     if request.htmx and since and cache.get(live_key(pk)) == since:
         return HttpResponse(status=204)
     game = _viewable(request, pk)
-    cache.set(live_key(pk), str(game.revision), LIVE_SECONDS)
+    if allowed(AnonymousUser(), "game.view", game):
+        cache.set(live_key(pk), str(game.revision), LIVE_SECONDS)
     if request.htmx and _unchanged(request, game):
         return HttpResponse(status=204)
     if request.htmx:

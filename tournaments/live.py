@@ -16,9 +16,12 @@ A changed part is rendered once per change and served to every viewer from the c
 each table on its own (a hand at one table re-renders that table alone), and a poller is
 sent only the tables that changed since the tag it holds.
 
-The fast path checks no visibility: a 204 or 304 only tells a poller that what it
-already holds is current, and a kept state exists only once a public, visible poll made
-it (changing the tournament's visibility forgets them all).
+The visibility check runs before any kept answer is read: whether every visitor may see
+the event is kept in the cache too (``everyone_key``), read in the same one round trip as
+the tags, and a fast path answers only when it says so; anyone else is sent to the view,
+which checks against the database. Each view that reads the event notes its visibility
+again (a private one's 404 included), and changing the tournament's settings forgets it
+with every kept state.
 """
 
 import hashlib
@@ -65,6 +68,29 @@ def signed_in(request) -> bool:
 
 
 # --- keys ----------------------------------------------------------------------------------
+
+
+def everyone_key(slug: str) -> str:
+    """Where whether every visitor (signed out) may see the event is kept: the fast paths
+    read it with the tags they compare and answer only when it holds."""
+    return f"live:everyone:{slug}"
+
+
+def note_visibility(tournament) -> bool:
+    """Whether a signed-out visitor may see the tournament (no query), kept for the fast
+    paths for as long as the tags they compare it with."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from accounts.permissions import allowed
+
+    everyone = allowed(AnonymousUser(), "tournament.view", tournament)
+    cache.set(everyone_key(tournament.slug), everyone, TAG_SECONDS)
+    return everyone
+
+
+def seen_by_everyone(kept: dict, slug: str) -> bool:
+    """Whether the kept answers read with ``everyone_key`` may go to anyone."""
+    return kept.get(everyone_key(slug)) is True
 
 
 def tables_key(slug: str, stage: str, round_: str) -> str:
@@ -139,9 +165,17 @@ def forget_standings_of(tournament_id: int) -> None:
 
 
 def forget_tournament(tournament_id: int) -> None:
-    """Forget every live part of a tournament (its settings or visibility changed)."""
-    from tournaments.models import Round
+    """Forget every live part of a tournament (its settings or visibility changed): its
+    visibility as kept, its tables and standings, and its games' pages' revisions."""
+    from scoring.models import Game
+    from scoring.receivers import live_key
+    from tournaments.models import Round, Tournament
 
+    slug = Tournament.objects.filter(pk=tournament_id).values_list("slug", flat=True).first()
+    if slug is not None:
+        cache.delete(everyone_key(slug))
+    games = Game.objects.filter(match__round__stage__tournament_id=tournament_id)
+    cache.delete_many([live_key(pk) for pk in games.values_list("pk", flat=True)])
     rounds = list(
         Round.objects.filter(stage__tournament_id=tournament_id).values_list(
             "stage__tournament__slug", "stage__order", "number"

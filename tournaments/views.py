@@ -29,8 +29,13 @@ from tournaments.models import Entrant, Stage, Tournament
 from tournaments.standings import METRICS
 
 
-def _visible(request, slug: str) -> Tournament:
+def _visible(request, slug: str, *, noted: bool = False) -> Tournament:
+    """The tournament, if this visitor may see it. ``noted``: the view answers from the
+    cache too, so whether everyone may see it is kept for its fast path first (a private
+    event's 404 also corrects a note kept while it was public)."""
     tournament = get_object_or_404(Tournament, slug=slug)
+    if noted:
+        live.note_visibility(tournament)
     if not allowed(request.user, "tournament.view", tournament):
         raise Http404("No such tournament.")
     return tournament
@@ -276,11 +281,12 @@ def live_poll(request, slug: str):
     if keyed and not live.signed_in(request) and since[1][:1] == "p":
         standings_key = live.standings_key(slug, stage_param)
         tables_key = live.tables_key(slug, stage_param, round_param)
-        kept = cache.get_many([standings_key, tables_key])
+        kept = cache.get_many([live.everyone_key(slug), standings_key, tables_key])
         mark, state = kept.get(standings_key), kept.get(tables_key)
         # A stale state is read again by one poll; the others are answered from it meanwhile.
         if (
-            mark is not None
+            live.seen_by_everyone(kept, slug)
+            and mark is not None
             and state is not None
             and (state.fresh or not live.claim_refresh(tables_key))
         ):
@@ -312,7 +318,7 @@ def live_poll(request, slug: str):
                 return _live_answer(
                     request, _page_tag(mark, state), html, shared=True, from_cache=True
                 )
-    tournament = _visible(request, slug)
+    tournament = _visible(request, slug, noted=True)
     stage = _stage_from_query(request, tournament)
     staff = allowed(request.user, "tournament.see_drafts", tournament)
     parts = _LiveParts(request, tournament, stage, staff)
@@ -399,17 +405,24 @@ def screen(request, slug: str):
     screen cycles and shows fresh numbers on every turn without any controls. The pages
     it asks for are kept in the cache under the tags of the standings and tables they
     show, as the tournament page's live parts are, so several screens (or a screen left
-    on all day) cost a cache read per turn while nothing changes.
+    on all day) cost a cache read per turn while nothing changes. Its pages never show a
+    round in draft, so a turn kept for one screen may go to every screen that may see the
+    event: only while everyone may is a turn served before the database is asked.
     """
     number = whole_number(request.GET.get("page")) or 0
     keys = [live.standings_key(slug, ""), live.tables_key(slug, "", "")]
     if request.htmx:
-        kept = cache.get_many(keys)
-        if len(kept) == len(keys) and kept[keys[1]].fresh:
+        kept = cache.get_many([live.everyone_key(slug), *keys])
+        if (
+            live.seen_by_everyone(kept, slug)
+            and keys[0] in kept
+            and keys[1] in kept
+            and kept[keys[1]].fresh
+        ):
             html = cache.get(_screen_key(slug, number, kept[keys[0]], kept[keys[1]]))
             if html is not None:
                 return HttpResponse(html)
-    tournament = _visible(request, slug)
+    tournament = _visible(request, slug, noted=True)
     stages = list(tournament.stages.all())
     stage = selectors.pick_stage(tournament, None, stages)
     rounds = selectors.rounds_of(stage, include_drafts=False) if stage else []

@@ -37,8 +37,15 @@ from tournaments.models import (
 
 
 class TournamentMixin:
-    def get_tournament(self, request, slug: str, *, manage: bool = False) -> Tournament:
+    def get_tournament(
+        self, request, slug: str, *, manage: bool = False, noted: bool = False
+    ) -> Tournament:
+        """The tournament, if this caller may see it (and manage it, with ``manage``).
+        ``noted``: the view answers from the cache too, so whether everyone may see it is
+        kept for its fast path first (see ``live.note_visibility``)."""
         tournament = Tournament.objects.filter(slug=slug).first()
+        if tournament is not None and noted:
+            live.note_visibility(tournament)
         if tournament is None or not allowed(request.user, "tournament.view", tournament):
             raise Http404
         if manage:
@@ -246,7 +253,13 @@ class StageFinishView(TournamentMixin, APIView):
         asked = s.StageFinishPreviewSerializer(data=given)
         asked.is_valid(raise_exception=True)
         chosen = services.finish_preview(stage, by=request.user, **asked.validated_data)
-        return Response({"stage": order, "going_through": selectors.going_through(stage, chosen)})
+        return Response(
+            {
+                "stage": order,
+                "going_through": selectors.going_through(stage, chosen),
+                "unplayed_rounds": services.rounds_unplayed(stage),
+            }
+        )
 
     @extend_schema(request=s.StageFinishSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request, slug: str, order: int):
@@ -458,7 +471,7 @@ class MatchRefereeView(TournamentMixin, APIView):
 class StandingsView(TournamentMixin, APIView):
     """A stage's standings snapshot; reading never computes. Pollers get 304 when unchanged,
     and a signed-out poller the answer as kept when changed, both from the cache before
-    authentication or any query (``tournaments.live``)."""
+    authentication or any query (``tournaments.live``) while everyone may see the event."""
 
     def dispatch(self, request, *args, **kwargs):
         wanted = request.GET.get("stage", "")
@@ -490,7 +503,7 @@ class StandingsView(TournamentMixin, APIView):
         responses={200: OpenApiTypes.OBJECT, 304: None},
     )
     def get(self, request, slug: str):
-        tournament = self.get_tournament(request, slug)
+        tournament = self.get_tournament(request, slug, noted=True)
         stage = _stage_of(tournament, request)
         mark = selectors.standings_mark(tournament, stage)
         wanted = request.query_params.get("stage", "")
@@ -540,8 +553,9 @@ def _signed_out_poll(request) -> bool:
 
 
 def _kept_standings_answer(request, slug: str, wanted: str) -> HttpResponse | None:
-    """A poll answered from the cache: 304 while the poller's tag is current, else (to a
-    signed-out poller) the answer kept for the current mark; None to ask the database."""
+    """A poll answered from the cache while everyone may see the event: 304 while the
+    poller's tag is current, else (to a signed-out poller) the answer kept for the current
+    mark; None to ask the database (which checks who may see it)."""
     tagged = request.headers.get("If-None-Match")
     public = _signed_out_poll(request)
     if not tagged and not public:
@@ -550,9 +564,9 @@ def _kept_standings_answer(request, slug: str, wanted: str) -> HttpResponse | No
     keys = [live.standings_key(slug, wanted)]
     if public:
         keys.append(live.public_standings_key(slug, wanted, gzipped))
-    kept = cache.get_many(keys)
+    kept = cache.get_many([live.everyone_key(slug), *keys])
     known = kept.get(keys[0])
-    if known is None:
+    if known is None or not live.seen_by_everyone(kept, slug):
         return None
     if tagged and known.etag == tagged:
         # Tells the poller only that what it holds is current.
