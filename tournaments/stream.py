@@ -20,14 +20,26 @@ event of 64 changed table cards shrinks about thirteen times (40 KB to 3 KB). Th
 of a feed take its news spread over up to SPREAD seconds, each at its own offset, so the
 writes of a thousand streams do not all land at one instant.
 
-Signed-in visitors (who may see drafts) get a feed each, asked every POLL_SECONDS. A
-stream ends after STREAM_SECONDS so that servers recycle connections; the page opens a
-new one with the tags it then holds. Served by a WSGI server, the view answers 204, which
-tells the page's EventSource to stop, and the page keeps polling.
+Feeds are keyed by what their viewers may see, never by who they are: every visitor of a
+public event shares the public view (signed in or not; a session cookie that names no
+user is a signed-out visitor's), and the event's staff share the staff view (drafts
+included), asked every POLL_SECONDS. Before a stream joins a feed, and before every
+question a feed asks, the visibility check runs (the event is visible to this viewer;
+the stage and round asked for are ones of this event the viewer may see), ahead of any
+cache read. A stream holds no database connection: the session is resolved, and the
+check made, in one thread of the process (``_door``), the feeds' questions in another
+(``_asking``), each closing its connection after a question as a request would.
 
-Under an ASGI server, ``bare`` (the application ``config.asgi`` serves) answers a signed-out
-visitor's stream straight from its feed, without Django's request handling and middleware;
-every other request, and every signed-in visitor's stream, goes through Django.
+A stream ends after STREAM_SECONDS so that servers recycle connections; the page opens a
+new one with the tags it then holds. Served by a WSGI server, the view answers 204, which
+tells the page to stop trying, and the page keeps polling. Past LIVE_STREAMS_PER_ADDRESS
+streams from one client address the answer is 429, past LIVE_FEEDS_PER_PROCESS feeds in
+the process 503, both with Retry-After: the page polls meanwhile.
+
+Under an ASGI server, ``bare`` (the application ``config.asgi`` serves) answers every
+visitor's stream straight from its feed, without Django's request handling and
+middleware (whose per-request thread would hold a database connection for the stream's
+life); every other request goes through Django.
 """
 
 import asyncio
@@ -35,14 +47,18 @@ import contextvars
 import random
 import time
 import zlib
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
+from importlib import import_module
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib import auth
 from django.contrib.auth.models import AnonymousUser
 from django.core.handlers.asgi import ASGIRequest
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict, StreamingHttpResponse
 from django.http.cookie import parse_cookie
 from django.http.request import split_domain_port, validate_host
@@ -50,7 +66,11 @@ from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 
-from tournaments import live, views
+from accounts.addresses import address_of, client_address
+from accounts.permissions import allowed
+from accounts.views import SESSION_KEY as LANGUAGE_KEY
+from tournaments import live, selectors, views
+from tournaments.models import Round, Tournament
 
 
 def _setting(name: str, default: float) -> float:
@@ -77,6 +97,21 @@ def spread_seconds() -> float:
 def stream_seconds() -> float:
     """A stream ends after this long; the page opens a new one."""
     return _setting("LIVE_STREAM_SECONDS", 300.0)
+
+
+def streams_per_address() -> int:
+    """The streams one client address may hold open in this process (a venue's phones
+    share its router's address); past it the page polls."""
+    return int(_setting("LIVE_STREAMS_PER_ADDRESS", 50))
+
+
+def feeds_per_process() -> int:
+    """The feeds this process keeps at once: each asks for changes once a tick."""
+    return int(_setting("LIVE_FEEDS_PER_PROCESS", 200))
+
+
+# Seconds a refused stream is told to wait (Retry-After) before the page tries again.
+RETRY_AFTER = {429: 60, 503: 30}
 
 
 class Message:
@@ -128,15 +163,45 @@ STILL_HERE = Message(b": still here\n\n")
 END = Message(b"event: end\ndata: \n\n")
 
 
-def _ask(slug: str, query: dict, since: tuple[str, str], language: str, user, cookies: dict):
+def _question(call):
+    """``call`` run as a request would run: its thread's database connection closed (or
+    kept, within CONN_MAX_AGE) before and after, never held between questions."""
+
+    def asked(*arguments):
+        close_old_connections()
+        try:
+            return call(*arguments)
+        finally:
+            close_old_connections()
+
+    return asked
+
+
+def _sees(user, tournament: Tournament | None, staff: bool) -> bool:
+    """Whether ``user`` may see the event, and with ``staff`` its drafts too."""
+    return (
+        tournament is not None
+        and allowed(user, "tournament.view", tournament)
+        and (not staff or allowed(user, "tournament.see_drafts", tournament))
+    )
+
+
+@_question
+def _ask(slug: str, query: dict, since: tuple[str, str], language: str, user, staff: bool):
     """The live poll's answer to a page holding ``since``: (tags now, HTML or None when
-    unchanged), or None if the tournament is not (or no longer) visible to this user."""
-    close_old_connections()
+    unchanged), or None if the tournament is not (or no longer) visible in this view.
+
+    The poll checks the event's visibility before it reads a kept answer; the staff view
+    also ends once the user the feed asks as no longer sees drafts, and its streams are
+    admitted again, each as its own viewer."""
+    if staff and not _sees(user, Tournament.objects.filter(slug=slug).first(), staff):
+        return None
     request = HttpRequest()
     request.method = "GET"
     request.GET = QueryDict(mutable=True)
     request.GET.update({**query, "s": since[0], "t": since[1]})
-    request.COOKIES = cookies
+    # The staff view is a signed-in one: never answered from the public parts' cache.
+    request.COOKIES = {settings.SESSION_COOKIE_NAME: ""} if staff else {}
     request.user = user
     with translation.override(language):
         try:
@@ -148,14 +213,97 @@ def _ask(slug: str, query: dict, since: tuple[str, str], language: str, user, co
     return (tags[0], tags[1] if len(tags) > 1 else ""), html
 
 
-# Every question of this process's streams goes to one thread: one database connection
-# for all of them, where a thread per stream (asgiref's per-request thread) would hold a
-# connection each for as long as its stream lasts.
+@dataclass(frozen=True)
+class Admission:
+    """What a stream's viewer may follow: the staff view or the public one, as whom the
+    feed asks, and the language the user saved (None: the browser's)."""
+
+    staff: bool
+    user: object
+    language: str | None
+
+
+def _viewer(session_key: str):
+    """The user a session cookie names (AnonymousUser when it names none, as for a made-up
+    cookie) and the language that user saved."""
+    if not session_key:
+        return AnonymousUser(), None
+    request = HttpRequest()
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    user = auth.get_user(request)
+    language = request.session.get(LANGUAGE_KEY)
+    return user, (language if language in dict(settings.LANGUAGES) else None)
+
+
+def _canonical(value: str) -> bool:
+    return value == "" or value == str(int(value))
+
+
+def _names_a_round(tournament: Tournament, stage: str, round_: str, staff: bool) -> bool:
+    """Whether ``stage`` and ``round_`` (as in the poll's query: "" for the default and the
+    latest) name a stage of this event and a round of it this viewer may see."""
+    if not (_canonical(stage) and _canonical(round_)):
+        return False  # "01" would follow round 1 in a feed of its own
+    if stage == "" and round_ == "":
+        return True
+    chosen = selectors.pick_stage(tournament, stage or None, list(tournament.stages.all()))
+    if chosen is None or (stage and str(chosen.order) != stage):
+        return False
+    if round_ == "":
+        return True
+    rounds = Round.objects.filter(stage=chosen, number=int(round_))
+    if not staff:
+        rounds = rounds.exclude(status=Round.Status.DRAFT)
+    return rounds.exists()
+
+
+@_question
+def _admit(slug: str, stage: str, round_: str, session_key: str) -> Admission | int:
+    """Who the stream's viewer is and what they may follow, or 404 when the event, its
+    stage or its round is not one they may see."""
+    user, language = _viewer(session_key)
+    tournament = Tournament.objects.filter(slug=slug).first()
+    if not _sees(user, tournament, staff=False):
+        return 404
+    staff = allowed(user, "tournament.see_drafts", tournament)
+    if not _names_a_round(tournament, stage, round_, staff):
+        return 404
+    return Admission(staff, user if staff else AnonymousUser(), language)
+
+
+# The feeds' questions go to one thread and the streams' admissions to another: two
+# database connections for all the streams of a process, where a thread per stream
+# (asgiref's per-request thread) would hold a connection each for as long as it lasts.
+# Apart, a crowd being admitted does not delay the news of the feeds already running.
 _asking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-stream")
+_door = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-door")
 
 
 async def _ask_async(*arguments):
     return await asyncio.get_running_loop().run_in_executor(_asking, partial(_ask, *arguments))
+
+
+# Admissions being decided, by their question: the signed-out crowd opening a page at a
+# round's start shares one.
+_admitting: dict[tuple, asyncio.Future] = {}
+
+
+async def _admission(slug: str, stage: str, round_: str, session_key: str) -> Admission | int:
+    key = (id(asyncio.get_running_loop()), slug, stage, round_, session_key)
+    pending = _admitting.get(key)
+    if pending is None:
+        pending = asyncio.get_running_loop().run_in_executor(
+            _door, partial(_admit, slug, stage, round_, session_key)
+        )
+        _admitting[key] = pending
+
+        def done(_):
+            if _admitting.get(key) is pending:
+                del _admitting[key]
+
+        pending.add_done_callback(done)
+    # A stream that leaves while waiting does not cancel the others' admission.
+    return await asyncio.shield(pending)
 
 
 @dataclass(eq=False)
@@ -167,7 +315,7 @@ class Feed:
     query: dict
     language: str
     user: object
-    cookies: dict
+    staff: bool
     tick: float
     tags: tuple[str, str] | None = None
     previous: tuple[str, str] | None = None
@@ -181,9 +329,7 @@ class Feed:
     answers: dict = field(default_factory=dict)
 
     async def ask(self, since: tuple[str, str]):
-        return await _ask_async(
-            self.slug, self.query, since, self.language, self.user, self.cookies
-        )
+        return await _ask_async(self.slug, self.query, since, self.language, self.user, self.staff)
 
     async def catch_up(self, since: tuple[str, str]):
         """What a stream whose page holds ``since`` is sent first: (tags now, the event or
@@ -247,22 +393,37 @@ class Feed:
 _feeds: dict[tuple, Feed] = {}
 
 
-def _feed(slug: str, query: dict, language: str, user, cookies: dict, private: bool) -> Feed:
-    session = cookies.get(settings.SESSION_COOKIE_NAME, "") if private else ""
-    key = (id(asyncio.get_running_loop()), slug, tuple(sorted(query.items())), language, session)
+def _feed(slug: str, query: dict, language: str, admission: Admission) -> Feed | None:
+    """The feed of this query in this view, new if need be; None when the process keeps
+    as many feeds as it may."""
+    view = "staff" if admission.staff else "public"
+    key = (id(asyncio.get_running_loop()), slug, tuple(sorted(query.items())), language, view)
     feed = _feeds.get(key)
     if feed is None or feed.gone:
+        if len(_feeds) >= feeds_per_process():
+            return None
         feed = Feed(
             key=key,
             slug=slug,
             query=query,
             language=language,
-            user=user if private else AnonymousUser(),
-            cookies=cookies if private else {},
-            tick=views.POLL_SECONDS if private else tick_seconds(),
+            user=admission.user,
+            staff=admission.staff,
+            # The staff view is rendered from the database: asked at the poll's pace.
+            tick=views.POLL_SECONDS if admission.staff else tick_seconds(),
         )
         _feeds[key] = feed
     return feed
+
+
+# Open streams by client address, for LIVE_STREAMS_PER_ADDRESS.
+_streams_at: Counter = Counter()
+
+
+def _release(address: str) -> None:
+    _streams_at[address] -= 1
+    if _streams_at[address] <= 0:
+        del _streams_at[address]
 
 
 def _event(html: str) -> Message:
@@ -270,10 +431,11 @@ def _event(html: str) -> Message:
     return Message(f"event: live\n{data}\n".encode())
 
 
-async def _stream(feed: Feed, tags: tuple[str, str], first: Message | None, gzip: bool):
+async def _stream(opened: "Opened", gzip: bool):
     """The stream of one page: its catch-up, then each change the feed hears of, with a
     heartbeat between, until STREAM_SECONDS; then an ``end`` event. With ``gzip``, one gzip
     member of the events' shared deflate data."""
+    feed, tags, first = opened.feed, opened.tags, opened.first
     deadline = time.monotonic() + stream_seconds()
     beat = heartbeat_seconds()
     offset = random.random() * spread_seconds()  # spreads the load; nothing secret
@@ -312,30 +474,54 @@ async def _stream(feed: Feed, tags: tuple[str, str], first: Message | None, gzip
         yield out(END) + (wrap.trailer() if wrap is not None else b"")
     finally:
         feed.leave()
+        _release(opened.address)
 
 
 @dataclass
 class Opened:
-    """A stream about to start: its feed, the tags its page holds and its first event."""
+    """A stream about to start: its feed, the tags its page holds, its first event and the
+    client address it counts against."""
 
     feed: Feed
     tags: tuple[str, str]
     first: Message | None
+    address: str
 
 
-async def _open(slug: str, get: QueryDict, language: str, user, cookies: dict, private: bool):
-    """Join the feed that answers this query: an ``Opened``, or the status to answer
-    instead (400 for odd parameters, 404 when the tournament is not visible)."""
+async def _open(slug: str, get: QueryDict, language: str, address: str, session_key: str):
+    """Join the feed that answers this query in the view this viewer may have: an
+    ``Opened``, or the status to answer instead (400 for odd parameters, 404 when the
+    event, stage or round is not one the viewer may see, 429 past the streams of one
+    address, 503 past the feeds of the process)."""
     stage, round_ = views.param_of(get, "stage"), views.param_of(get, "round")
     if stage is None or round_ is None:
         return 400
+    if _streams_at[address] >= streams_per_address():
+        return 429
+    _streams_at[address] += 1  # held from here, so that streams opening at once count
+    try:
+        opened = await _join(slug, stage, round_, get, language, address, session_key)
+    except BaseException:
+        _release(address)
+        raise
+    if not isinstance(opened, Opened):
+        _release(address)
+    return opened
+
+
+async def _join(slug, stage, round_, get, language, address, session_key):
+    admission = await _admission(slug, stage, round_, session_key)
+    if not isinstance(admission, Admission):
+        return admission
     query = {"stage": stage, "round": round_}
     if get.get("all") == "1":
         query["all"] = "1"
     since = (get.get("s", ""), get.get("t", ""))
-    feed = _feed(slug, query, language, user, cookies, private)
+    feed = _feed(slug, query, admission.language or language, admission)
+    if feed is None:
+        return 503
     feed.listeners += 1
-    if not private and feed.tags is not None and since in (feed.tags, feed.previous):
+    if not feed.staff and feed.tags is not None and since in (feed.tags, feed.previous):
         # A public feed at work has just answered this: a crowd joining costs no question.
         tags, first = feed.tags, (feed.message if since != feed.tags else None)
     else:
@@ -353,7 +539,11 @@ async def _open(slug: str, get: QueryDict, language: str, user, cookies: dict, p
     if feed.task is None:
         # Outside this request's context, which ends with the request.
         feed.task = asyncio.create_task(feed.run(), context=contextvars.Context())
-    return Opened(feed, tags, first)
+    return Opened(feed, tags, first, address)
+
+
+def _refusal_headers(status: int) -> dict[str, str]:
+    return {"Retry-After": str(RETRY_AFTER[status])} if status in RETRY_AFTER else {}
 
 
 # An event stream's headers, whichever way it is served.
@@ -368,22 +558,27 @@ async def live_events(request, slug: str):
     """The tournament page's live parts as a stream of Server-Sent Events (``live``: the
     HTML the page's poll would get; ``end``: open a new stream). Takes the poll's query.
 
-    Signed-out visitors under an ASGI server are served by ``bare`` instead, without
-    Django's per-request work; this view answers the others (and every test client)."""
+    Under an ASGI server ``bare`` serves the browsers' streams instead, without Django's
+    per-request work; this view answers the others (and every test client)."""
     if not isinstance(request, ASGIRequest):
         # A WSGI server would hold a worker for the whole stream: the page polls instead.
         return HttpResponse(status=204)
-    user = await request.auser()
-    private = live.signed_in(request)
+    # The middleware may have read the session in this request's thread: its database
+    # connection is closed now, not held for the stream's life.
+    await sync_to_async(connections.close_all)()
     opened = await _open(
-        slug, request.GET, translation.get_language(), user, dict(request.COOKIES), private
+        slug,
+        request.GET,
+        translation.get_language(),
+        client_address(request),
+        request.COOKIES.get(settings.SESSION_COOKIE_NAME, ""),
     )
     if opened == 404:
         raise Http404("No such tournament.")
     if not isinstance(opened, Opened):
-        return HttpResponse(status=opened)
+        return HttpResponse(status=opened, headers=_refusal_headers(opened))
     gzip = live.accepts_gzip(request.headers.get("Accept-Encoding", ""))
-    response = StreamingHttpResponse(_stream(opened.feed, opened.tags, opened.first, gzip))
+    response = StreamingHttpResponse(_stream(opened, gzip))
     for name, value in HEADERS.items():
         response[name] = value
     if gzip:
@@ -393,13 +588,15 @@ async def live_events(request, slug: str):
 
 
 def bare(django_application):
-    """The ASGI application: a signed-out visitor's stream straight to its feed, every
-    other request to Django.
+    """The ASGI application: a visitor's stream straight to its feed, every other request
+    to Django.
 
-    A stream needs neither the session, CSRF, messages nor the rest of Django's
-    middleware, which under ASGI cost a thread hop each, per connection: a crowd opening
-    the page at a round's start would spend on them the cores the referees need. Only a
-    plain request takes this path (GET, no session cookie, an allowed host, no HTTPS
+    A stream needs neither CSRF, messages nor the rest of Django's middleware, which
+    under ASGI cost a thread hop each, per connection, and a thread per stream holding a
+    database connection for its life: a crowd opening the page at a round's start would
+    spend on them the cores the referees need, and a few hundred streams would take every
+    connection the database allows. The session, if any, is resolved once at the door
+    (``_admit``). Only a plain request takes this path (GET, an allowed host, no HTTPS
     redirect due); anything else gets Django's own answer."""
 
     async def application(scope, receive, send):
@@ -407,7 +604,7 @@ def bare(django_application):
         if scope["type"] == "http" and scope["path"].endswith("/events/"):
             headers = _headers(scope)
             cookies = parse_cookie(headers.get("cookie", ""))
-            slug = _bare_slug(scope, headers, cookies)
+            slug = _bare_slug(scope, headers)
             if slug is not None:
                 return await _serve_bare(scope, receive, send, slug, headers, cookies)
         return await django_application(scope, receive, send)
@@ -415,9 +612,9 @@ def bare(django_application):
     return application
 
 
-def _bare_slug(scope, headers: dict[str, str], cookies: dict) -> str | None:
+def _bare_slug(scope, headers: dict[str, str]) -> str | None:
     """The tournament of a stream this path may serve, or None for Django."""
-    if scope["method"] != "GET" or settings.SESSION_COOKIE_NAME in cookies:
+    if scope["method"] != "GET":
         return None
     try:
         match = resolve(scope["path"])
@@ -437,7 +634,12 @@ def _bare_slug(scope, headers: dict[str, str], cookies: dict) -> str | None:
 
 
 def _headers(scope) -> dict[str, str]:
-    return {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+    """The request's headers by name; one sent twice joined with commas, as Django does."""
+    found: dict[str, str] = {}
+    for name, value in scope["headers"]:
+        name, value = name.decode("latin-1").lower(), value.decode("latin-1")
+        found[name] = f"{found[name]},{value}" if name in found else value
+    return found
 
 
 def _secure(scope, headers: dict[str, str]) -> bool:
@@ -461,12 +663,19 @@ class _Visitor:
 async def _serve_bare(scope, receive, send, slug: str, headers: dict, cookies: dict) -> None:
     language = translation.get_language_from_request(_Visitor(cookies, headers))
     get = QueryDict(scope.get("query_string", b"").decode("latin-1"))
-    opened = await _open(slug, get, language, AnonymousUser(), {}, private=False)
+    client = scope.get("client") or ("", 0)
+    address = address_of(client[0], headers.get("x-forwarded-for"))
+    session_key = cookies.get(settings.SESSION_COOKIE_NAME, "")
+    opened = await _open(slug, get, language, address, session_key)
     answer = (
         [(b"x-content-type-options", b"nosniff")] if settings.SECURE_CONTENT_TYPE_NOSNIFF else []
     )
     if not isinstance(opened, Opened):
         answer.append((b"content-type", b"text/plain; charset=utf-8"))
+        answer += [
+            (name.lower().encode(), value.encode())
+            for name, value in _refusal_headers(opened).items()
+        ]
         await send({"type": "http.response.start", "status": opened, "headers": answer})
         await send({"type": "http.response.body", "body": b""})
         return
@@ -477,7 +686,7 @@ async def _serve_bare(scope, receive, send, slug: str, headers: dict, cookies: d
         answer.append((b"content-encoding", b"gzip"))
     if settings.SECURE_REFERRER_POLICY:
         answer.append((b"referrer-policy", settings.SECURE_REFERRER_POLICY.encode()))
-    body = _stream(opened.feed, opened.tags, opened.first, gzip)
+    body = _stream(opened, gzip)
 
     async def pour():
         await send({"type": "http.response.start", "status": 200, "headers": answer})

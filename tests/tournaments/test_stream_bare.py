@@ -4,14 +4,24 @@ plain one handed to Django."""
 
 import asyncio
 import gzip
+import secrets
+import socket
+import threading
+import time
 
 import pytest
-from django.test import override_settings
+import uvicorn
+from django.conf import settings as django_settings
+from django.core.asgi import get_asgi_application
+from django.db import connection
+from django.test import Client, override_settings
 
+from tests.factories import UserFactory
 from tests.tournaments import test_live
-from tests.tournaments.test_live import bare, one_hand, poll_url, tables
+from tests.tournaments.test_live import HTMX, bare, one_hand, poll_url, tables
 from tests.tournaments.test_stream import SHORT, apart, events_url, parse
 from tournaments import stream
+from tournaments.models import Round, Staff, Tournament
 from tournaments.services import update_tournament
 
 organizer, event, at_once = test_live.organizer, test_live.event, test_live.at_once
@@ -23,6 +33,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def no_feeds_left():
     yield
     assert not stream._feeds
+    assert not stream._streams_at  # every stream gave its address's place back
+    assert not stream._admitting
 
 
 class Django:
@@ -157,7 +169,6 @@ def test_odd_parameters_and_hidden_tournaments_are_answered_plainly(client, even
     "change",
     [
         {"method": "POST"},
-        {"headers": {"cookie": "sessionid=abc"}},  # may be signed in: Django decides
         {"headers": {"host": "evil.example"}},  # Django refuses the host
         {"url": "/t/copa/"},
         {"url": "/no/such/page/"},
@@ -177,3 +188,262 @@ def test_an_https_redirect_due_is_left_to_django(settings):
     url = "/t/copa/events/?stage=&round=1"
     assert serve(url)[3] == ["/t/copa/events/"]
     assert serve(url, headers={"x-forwarded-proto": "https"})[3] == []  # 404: no such event
+
+
+# --- who a stream is for, and what it may cost --------------------------------------------
+
+
+class Visit:
+    """One client of the ASGI application, served in the running loop until it leaves."""
+
+    def __init__(self, application, url: str, headers=None, address="127.0.0.1"):
+        self.sent, self.gone, self.answered = [], asyncio.Event(), asyncio.Event()
+        self.asked = False
+        scope = scope_of(url, "GET", headers)
+        scope["client"] = (address, 40000)
+        self.task = asyncio.create_task(application(scope, self.receive, self.send))
+
+    async def receive(self):
+        if not self.asked:
+            self.asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await self.gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message):
+        self.sent.append(message)
+        if message["type"] == "http.response.body":
+            self.answered.set()
+
+    @property
+    def status(self) -> int:
+        return self.sent[0]["status"]
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {name.decode(): value.decode() for name, value in self.sent[0]["headers"]}
+
+    async def leave(self):
+        self.gone.set()
+        await asyncio.wait_for(self.task, 10)
+
+
+def visit(*wanted, check=None):
+    """Open the streams ``wanted`` ((url, headers, address) each) at once, each served by
+    the ASGI application; once each has its answer, run ``check`` while they are all
+    open, then leave. The visits (and how many requests went to Django)."""
+    django = Django()
+    application = stream.bare(django)
+
+    async def main():
+        visits = [Visit(application, *one) for one in wanted]
+        await asyncio.wait_for(asyncio.gather(*(one.answered.wait() for one in visits)), 10)
+        if check:
+            check(visits)
+        await asyncio.gather(*(one.leave() for one in visits))
+        return visits
+
+    return apart(asyncio.run, main()), django.paths
+
+
+def session_of(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.cookies[django_settings.SESSION_COOKIE_NAME].value
+
+
+def cookie(session: str) -> dict:
+    return {"cookie": f"{django_settings.SESSION_COOKIE_NAME}={session}"}
+
+
+def views_of_feeds() -> list[str]:
+    return sorted("staff" if feed.staff else "public" for feed in stream._feeds.values())
+
+
+@override_settings(**SHORT)
+def test_a_made_up_session_cookie_is_a_signed_out_visitor_on_the_shared_feed(client, event):
+    tournament, _, _ = event
+    url = events_url(poll_url(client, tournament))
+    made_up = [(url, cookie(secrets.token_hex(16)), "127.0.0.1") for _ in range(6)]
+
+    def check(visits):
+        assert [one.status for one in visits] == [200] * 6
+        assert views_of_feeds() == ["public"]  # one feed for them all
+        assert next(iter(stream._feeds.values())).listeners == 6
+
+    _, to_django = visit(*made_up, check=check)
+    assert to_django == []
+
+
+@override_settings(**SHORT)
+def test_signed_in_viewers_share_a_feed_by_what_they_may_see(client, event, organizer):
+    tournament, _, _ = event
+    url = events_url(poll_url(client, tournament))
+    referee = UserFactory(username="referee")
+    Staff.objects.create(tournament=tournament, user=referee, role=Staff.Role.REFEREE)
+    fan = UserFactory(username="fan")
+    viewers = [
+        (url, None, "127.0.0.1"),
+        (url, cookie(session_of(fan)), "127.0.0.1"),  # signed in, not staff: the public view
+        (url, cookie(session_of(organizer)), "127.0.0.1"),
+        (url, cookie(session_of(referee)), "127.0.0.1"),
+    ]
+
+    def check(visits):
+        assert [one.status for one in visits] == [200] * 4
+        assert views_of_feeds() == ["public", "staff"]
+        listeners = {feed.staff: feed.listeners for feed in stream._feeds.values()}
+        assert listeners == {False: 2, True: 2}
+
+    _, to_django = visit(*viewers, check=check)
+    assert to_django == []  # signed-in streams skip Django's middleware too
+
+
+@override_settings(**SHORT)
+def test_a_draft_round_is_streamed_to_the_events_staff_only(client, event, organizer):
+    tournament, _, round_ = event
+    url = events_url(poll_url(client, tournament)).replace("round=&", f"round={round_.number}&")
+    assert f"round={round_.number}&" in url
+    Round.objects.filter(pk=round_.pk).update(status=Round.Status.DRAFT)
+    visits, _ = visit((url, None, "127.0.0.1"), (url, cookie(session_of(organizer)), "1.2.3.4"))
+    assert [one.status for one in visits] == [404, 200]
+
+
+@pytest.mark.parametrize("query", ["stage=&round=99", "stage=&round=01", "stage=7&round="])
+def test_a_round_or_stage_not_of_the_event_makes_no_feed(client, event, query):
+    tournament, _, _ = event
+    url = f"/t/{tournament.slug}/events/?{query}"
+    made = []
+    visits, _ = visit((url, None, "127.0.0.1"), check=lambda _: made.append(len(stream._feeds)))
+    assert visits[0].status == 404 and made == [0]
+
+
+@override_settings(**SHORT)
+def test_visibility_is_checked_before_anything_kept_in_the_cache(client, event):
+    tournament, _, _ = event
+    url = events_url(poll_url(client, tournament))
+    assert client.get(url.replace("/events/?", "/live/?"), **HTMX).status_code == 204
+    # Hidden behind the cache's back: what the cache keeps still says public.
+    Tournament.objects.filter(pk=tournament.pk).update(public=False)
+    visits, _ = visit((url, None, "127.0.0.1"), (url, cookie(secrets.token_hex(16)), "1.2.3.4"))
+    assert [one.status for one in visits] == [404, 404]
+
+
+@override_settings(**SHORT, LIVE_STREAMS_PER_ADDRESS=2)
+def test_past_its_streams_an_address_is_told_to_poll_with_429(client, event, settings):
+    tournament, _, _ = event
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 0}
+    url = events_url(poll_url(client, tournament))
+    venue = "203.0.113.9"
+    forged = {"x-forwarded-for": "198.51.100.1"}  # no proxy in front: proves nothing
+
+    visits, _ = visit(
+        (url, None, venue),
+        (url, cookie(secrets.token_hex(16)), venue),
+        (url, forged, venue),
+        (url, None, "198.51.100.2"),
+    )
+    assert [one.status for one in visits] == [200, 200, 429, 200]
+    refused = visits[2]
+    assert refused.headers["retry-after"] == "60"
+    assert refused.sent[1]["body"] == b""
+
+
+@override_settings(**SHORT, LIVE_FEEDS_PER_PROCESS=1)
+def test_past_its_feeds_a_process_answers_503_and_streams_still_join_the_feeds_it_has(
+    client, event
+):
+    tournament, _, _ = event
+    url = events_url(poll_url(client, tournament))
+    other_query = url.replace("round=&", "round=&all=1&")
+    visits, _ = visit(
+        (url, None, "127.0.0.1"), (other_query, None, "127.0.0.2"), (url, None, "127.0.0.3")
+    )
+    assert [one.status for one in visits] == [200, 503, 200]
+    assert visits[1].headers["retry-after"] == "30"
+
+
+def test_a_refused_stream_through_django_says_when_to_try_again(client, event, settings):
+    from tests.tournaments.test_stream import receive
+
+    tournament, _, _ = event
+    settings.LIVE_STREAMS_PER_ADDRESS = 0
+    response, chunks = receive(events_url(poll_url(client, tournament)))
+    assert (response.status_code, response["Retry-After"], chunks) == (429, "60", [])
+
+
+# --- database connections under a real server (PostgreSQL) -----------------------------
+
+
+@pytest.fixture
+def uvicorn_server(settings):
+    """capicu's ASGI application under uvicorn in this process, on a free port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(
+            stream.bare(get_asgi_application()),  # as config.asgi serves it
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+        )
+    )
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield port
+    server.should_exit = True
+    thread.join(10)
+
+
+def open_stream(port: int, path: str, session: str | None) -> socket.socket:
+    """A raw HTTP stream, read until its first event (the reconnection delay) came."""
+    held = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sent = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    if session is not None:
+        sent += f"Cookie: {django_settings.SESSION_COOKIE_NAME}={session}\r\n"
+    held.sendall((sent + "\r\n").encode())
+    got = b""
+    while b"retry:" not in got:
+        chunk = held.recv(65536)
+        assert chunk, got
+        got += chunk
+    assert got.startswith(b"HTTP/1.1 200"), got
+    return held
+
+
+def other_connections() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.postgres
+@override_settings(LIVE_STREAM_TICK=0.2, LIVE_STREAM_HEARTBEAT=1, LIVE_STREAM_SECONDS=60)
+def test_streams_with_made_up_cookies_hold_no_database_connection_each(
+    client, event, organizer, uvicorn_server
+):
+    tournament, _, _ = event
+    path = events_url(poll_url(client, tournament))
+    before = other_connections()
+    made_up = [open_stream(uvicorn_server, path, secrets.token_hex(16)) for _ in range(30)]
+    signed_in = [open_stream(uvicorn_server, path, session_of(organizer)) for _ in range(3)]
+    signed_out = [open_stream(uvicorn_server, path, None) for _ in range(3)]
+    time.sleep(1)  # several ticks of the feeds
+    held = other_connections()
+    for one in made_up + signed_in + signed_out:
+        one.close()
+    # 36 streams open: at most the door's and the feeds' own connection, where a stream
+    # served through Django's request thread held one each.
+    assert held - before <= 2, (before, held)
+    deadline = time.monotonic() + 10
+    while stream._feeds and time.monotonic() < deadline:
+        time.sleep(0.05)
