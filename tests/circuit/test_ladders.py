@@ -5,8 +5,18 @@ import random
 
 import pytest
 
-from circuit.models import LadderPlayer, LadderSession, LadderTable, Rating
+from circuit.models import (
+    Consent,
+    LadderAct,
+    LadderPlayer,
+    LadderRequest,
+    LadderSeat,
+    LadderSession,
+    LadderTable,
+    Rating,
+)
 from circuit.services import ladders
+from scoring.models import OfficialAct
 from tests.factories import PlayerFactory, UserFactory, client_for
 from tournaments.demo import play
 
@@ -151,3 +161,230 @@ def test_the_organizer_pages(client, organizer):
     )
     assert bad.status_code == 400
     assert "Jueves" in client.get("/ladders/").content.decode()
+
+
+# --- consent: who checks whom in, requests, forfeits, the audit list --------------------
+
+
+@pytest.fixture
+def mallory():
+    return UserFactory(username="mallory")
+
+
+@pytest.fixture
+def ana():
+    """A player with an account."""
+    return PlayerFactory(display_name="Ana Rivera", user=UserFactory(username="ana"))
+
+
+def floor_counts() -> tuple:
+    return (
+        LadderPlayer.objects.count(),
+        LadderAct.objects.count(),
+        LadderTable.objects.count(),
+        LadderRequest.objects.count(),
+    )
+
+
+def test_a_stranger_cannot_seat_other_peoples_players_in_her_ladder(mallory, organizer, ana):
+    """The review's steps: mallory's ladder, other people's players by id or by name;
+    each refused with a 4xx that says why, and nothing changes."""
+    home = ladders.create_session(by=organizer, name="Home", ruleset_key="cutthroat")
+    (bob,) = arrivals(home, organizer, 1)  # the organizer's own player, no account
+    api = client_for(mallory)
+    made = api.post("/api/v1/ladders/", {"name": "Mine", "ruleset": "cutthroat"}, format="json")
+    slug = made.json()["slug"]
+    before = floor_counts()
+    for body, says in (
+        ({"player_id": ana.pk}, "has an account"),
+        ({"player_id": bob.pk}, "is not a player of your ladders"),
+        ({"name": "ana rivera"}, "is not a player you may check in"),
+        ({"name": bob.display_name}, "is not a player you may check in"),
+    ):
+        refused = api.post(f"/api/v1/ladders/{slug}/check-in/", body, format="json")
+        assert refused.status_code in (400, 409) and says in refused.json()["detail"], body
+    assert api.post(
+        f"/api/v1/ladders/{slug}/ask/", {"player_id": bob.pk}, format="json"
+    ).status_code == 400  # fmt: skip
+    # Nor may she check them into the organizer's ladder, or forfeit for them there.
+    assert api.post(
+        f"/api/v1/ladders/{home.slug}/check-in/", {"player_id": bob.pk}, format="json"
+    ).status_code == 403  # fmt: skip
+    assert floor_counts() == before
+    assert not LadderPlayer.objects.filter(player=ana).exists()
+
+
+def test_a_player_with_an_account_taps_check_in_themself(organizer, ana):
+    session = ladders.create_session(
+        by=organizer, name="Open", ruleset_key="cutthroat", table_size=2, every_minutes=5
+    )
+    (bob,) = arrivals(session, organizer, 1)
+    tapped = client_for(ana.user).post(
+        f"/api/v1/ladders/{session.slug}/check-in/", {"player_id": ana.pk}, format="json"
+    )
+    assert tapped.status_code == 200 and ana.display_name in str(tapped.json()["waiting"])
+    (table,) = ladders.form_now(session, by=organizer)
+    seats = dict(LadderSeat.objects.filter(table=table).values_list("player_id", "consent"))
+    assert seats == {ana.pk: Consent.SELF, bob.pk: Consent.ORGANIZER}
+    acts = LadderAct.objects.filter(session=session, kind=LadderAct.Kind.CHECKED_IN)
+    assert acts.get(player=ana).actor == ana.user
+
+
+def test_the_organizers_request_accepted_checks_the_player_in(organizer, ana, mallory, client):
+    session = ladders.create_session(
+        by=organizer, name="Jueves", ruleset_key="cutthroat", every_minutes=5
+    )
+    api = client_for(organizer)
+    asked = api.post(f"/api/v1/ladders/{session.slug}/ask/", {"player_id": ana.pk}, format="json")
+    assert asked.status_code == 200
+    assert not LadderPlayer.objects.filter(player=ana).exists()  # asked, not seated
+    again = api.post(f"/api/v1/ladders/{session.slug}/ask/", {"player_id": ana.pk}, format="json")
+    assert again.status_code == 409 and "already been asked" in again.json()["detail"]
+
+    mine = client_for(ana.user).get("/api/v1/account/ladders/").json()
+    (request,) = mine["requests"]
+    assert request["session"] == session.slug and request["answer"] == "pending"
+    url = f"/api/v1/account/ladders/requests/{request['id']}"
+    assert client_for(mallory).post(f"{url}/accept/").status_code == 404
+    assert client_for(None).post(f"{url}/accept/").status_code == 401
+
+    client.force_login(ana.user)
+    page = client.get("/accounts/").content.decode()
+    assert "The organizer of Jueves asks you to check in." in page
+    assert f"/ladders/requests/{request['id']}/accept/" in page
+    assert client.post(f"/ladders/requests/{request['id']}/accept/").status_code == 302
+    entry = LadderPlayer.objects.get(session=session, player=ana)
+    assert entry.consent == Consent.ACCEPTED and entry.waiting_since is not None
+    assert client_for(ana.user).post(f"{url}/accept/").status_code == 409
+    page = client.get("/accounts/").content.decode()
+    assert "Jueves" in page and "Accepted the organizer&#x27;s request" in page
+    entries = client_for(ana.user).get("/api/v1/account/ladders/").json()["entries"]
+    assert [(e["session"], e["consent"]) for e in entries] == [(session.slug, "accepted")]
+
+
+def test_a_declined_request_cannot_be_sent_again(organizer, ana):
+    session = ladders.create_session(by=organizer, name="Viernes", ruleset_key="cutthroat")
+    asked = ladders.ask(session, by=organizer, player=ana)
+    declined = client_for(ana.user).post(f"/api/v1/account/ladders/requests/{asked.pk}/decline/")
+    assert declined.status_code == 200 and declined.json()["answer"] == "declined"
+    assert not LadderPlayer.objects.filter(player=ana).exists()
+    again = client_for(organizer).post(
+        f"/api/v1/ladders/{session.slug}/ask/", {"player_id": ana.pk}, format="json"
+    )
+    assert again.status_code == 409 and "declined" in again.json()["detail"]
+
+
+def test_the_organizer_checks_in_the_unlinked_players_they_created(organizer, mallory):
+    from tournaments import services as events
+
+    event = events.create_tournament(by=organizer, name="Club night", ruleset_key="cutthroat")
+    regular = events.register_entrant(event, by=organizer, name="Club Regular").player
+    session = ladders.create_session(by=organizer, name="After", ruleset_key="cutthroat")
+    api = client_for(organizer)
+    for body in ({"player_id": regular.pk}, {"name": "Newcomer"}):
+        response = api.post(f"/api/v1/ladders/{session.slug}/check-in/", body, format="json")
+        assert response.status_code == 200, response.json()
+    newcomer = LadderPlayer.objects.get(session=session, player__display_name="Newcomer")
+    assert newcomer.consent == Consent.ORGANIZER and newcomer.consented_by == organizer
+    # Checked out and back in by id: a player of this organizer's ladders.
+    ladders.check_out(session, by=organizer, player=newcomer.player)
+    back = api.post(
+        f"/api/v1/ladders/{session.slug}/check-in/", {"player_id": newcomer.player_id},
+        format="json",
+    )  # fmt: skip
+    assert back.status_code == 200
+    # Another organizer may not take them into theirs.
+    theirs = ladders.create_session(by=mallory, name="Theirs", ruleset_key="cutthroat")
+    for player in (regular, newcomer.player):
+        refused = client_for(mallory).post(
+            f"/api/v1/ladders/{theirs.slug}/check-in/", {"player_id": player.pk}, format="json"
+        )
+        assert refused.status_code == 400
+
+
+def test_entries_without_a_recorded_consent_are_not_seated(organizer):
+    session = ladders.create_session(
+        by=organizer, name="Old", ruleset_key="cutthroat", table_size=2, every_minutes=5
+    )
+    players = arrivals(session, organizer, 2)
+    LadderPlayer.objects.filter(player=players[0]).update(consent="")  # made before the rule
+    assert ladders.form_now(session, by=organizer) == []
+
+
+@pytest.fixture
+def two_at_a_table(organizer, ana):
+    """A table of two: Ana (her own tap) and the organizer's player Bob."""
+    session = ladders.create_session(
+        by=organizer, name="Duel", ruleset_key="cutthroat", table_size=2, every_minutes=5
+    )
+    ladders.check_in(session, by=ana.user, player=ana)
+    (bob,) = arrivals(session, organizer, 1)
+    (table,) = ladders.form_now(session, by=organizer)
+    return session, table, bob
+
+
+def test_a_player_forfeits_their_own_seat_and_the_audit_list_says_so(
+    two_at_a_table, organizer, ana, mallory, committed
+):
+    session, table, bob = two_at_a_table
+    url = f"/api/v1/ladders/{session.slug}/forfeit/"
+    for user, player in ((mallory, ana), (ana.user, bob)):
+        refused = client_for(user).post(url, {"player_id": player.pk, "reason": "x"}, format="json")
+        assert refused.status_code == 403
+    assert client_for(ana.user).post(url, {"player_id": ana.pk}, format="json").status_code == 400
+    with committed():
+        done = client_for(ana.user).post(
+            url, {"player_id": ana.pk, "reason": "Called away"}, format="json"
+        )
+    assert done.status_code == 200
+    table.game.refresh_from_db()
+    assert table.game.status == "finished" and table.game.forfeits
+    act = OfficialAct.objects.get(game=table.game, kind="forfeit")
+    assert act.actor == ana.user and act.subject == ana.display_name
+    # Both seats consented: the game is rated.
+    assert set(Rating.objects.values_list("player_id", flat=True)) == {ana.pk, bob.pk}
+
+    assert client_for(ana.user).get(f"/api/v1/ladders/{session.slug}/audit/").status_code == 403
+    audit = client_for(organizer).get(f"/api/v1/ladders/{session.slug}/audit/").json()["acts"]
+    assert [(a["kind"], a["by"], a["player"]) for a in audit[:1]] == [
+        ("forfeit", "ana", ana.display_name)
+    ]
+    assert ("checked_in", "ana", ana.display_name) in [
+        (a["kind"], a["by"], a["player"]) for a in audit
+    ]
+
+
+def test_a_forfeited_game_with_an_unconsented_seat_is_not_rated(
+    two_at_a_table, organizer, ana, committed
+):
+    from circuit.services.common import CircuitConflict
+
+    session, table, bob = two_at_a_table
+    LadderSeat.objects.filter(table=table, player=bob).delete()  # a seat nobody agreed to
+    # Forfeits are over consented seats only: Bob's is not one.
+    with pytest.raises(CircuitConflict):
+        ladders.forfeit(session, by=organizer, player=bob, reason="No-show")
+    with committed():
+        ladders.forfeit(session, by=organizer, player=ana, reason="No-show")
+    table.game.refresh_from_db()
+    assert table.game.status == "finished"
+    assert not Rating.objects.exists()
+
+
+def test_the_ladder_page_offers_the_request_and_the_forfeit(client, two_at_a_table, ana, organizer):
+    session, table, _bob = two_at_a_table
+    client.force_login(ana.user)
+    page = client.get(f"/ladders/{session.slug}/").content.decode()
+    assert "Forfeit my game" in page
+    client.post(f"/ladders/{session.slug}/do/forfeit/", {"player": ana.pk, "reason": "Tired"})
+    table.game.refresh_from_db()
+    assert table.game.status == "finished"
+
+    cira = PlayerFactory(display_name="Cira Soto", user=UserFactory())
+    client.force_login(organizer)
+    assert "Ask to check in" in client.get(f"/ladders/{session.slug}/").content.decode()
+    client.post(f"/ladders/{session.slug}/do/ask/", {"name": "cira soto"})
+    assert LadderRequest.objects.get(session=session).player == cira
+    client.force_login(cira.user)
+    page = client.get(f"/ladders/{session.slug}/").content.decode()
+    assert "The organizer asks you to check in." in page
