@@ -47,37 +47,72 @@
     var quiet = event.detail.elt && event.detail.elt.hasAttribute("data-quiet");
     if (event.detail.successful && !quiet) banner("");
   });
-  // The tournament page's live parts: pushed by the server (Server-Sent Events) where it
-  // streams them (the poller's data-events); the poll every 5 s is the fallback and is
-  // held while a stream is open. The server ends a stream every few minutes: the page
-  // opens the next one with the tags it then holds.
+  // The tournament page's live parts: pushed by the server (Server-Sent Events, read with
+  // fetch so that a refusal's status and Retry-After are seen) where it streams them (the
+  // poller's data-events); the poll every 5 s is the fallback and is held while a stream
+  // is open. The server ends a stream every few minutes: the page opens the next one with
+  // the tags it then holds. A server that streams nothing (204) is not asked again; one
+  // that has too many streams (429, 503) is asked again after its Retry-After.
   var streaming = false, tries = 0;
   function follow() {
     var live = document.getElementById("live");
-    if (!live || !live.dataset.events || !window.EventSource || !window.htmx) return;
-    var source = new EventSource(live.dataset.events), opened = false;
-    source.addEventListener("open", function () {
-      opened = true;
-      streaming = true;
-      tries = 0;
+    if (!live || !live.dataset.events || !window.fetch || !window.TextDecoder) return;
+    if (!window.htmx) return;
+    fetch(live.dataset.events, { headers: { Accept: "text/event-stream" }, cache: "no-store" })
+      .then(function (response) {
+        if (response.status === 429 || response.status === 503) {
+          var wait = parseInt(response.headers.get("Retry-After"), 10);
+          setTimeout(follow, (wait > 0 ? wait : 60) * 1000 * (1 + Math.random() / 2));
+          return "refused";
+        }
+        if (response.status === 204) return "refused";
+        if (response.status !== 200 || !response.body) return "failed";
+        streaming = true;
+        tries = 0;
+        return read(response.body.getReader());
+      })
+      .catch(function () { return "failed"; })
+      .then(function (how) {
+        streaming = false;
+        if (how === "ended") follow();
+        // A stream that broke or never opened: again in a few seconds, twice at most
+        // in a row; the poll carries on meanwhile.
+        else if (how === "failed" && ++tries <= 2) setTimeout(follow, 2000 + Math.random() * 3000);
+      });
+  }
+  // The stream's events, each handed on as it completes: "ended" at its end event,
+  // "failed" if the connection drops first.
+  function read(reader) {
+    var decoder = new TextDecoder(), held = "";
+    function next() {
+      return reader.read().then(function (got) {
+        if (got.done) return "failed";
+        held += decoder.decode(got.value, { stream: true });
+        var blocks = held.split("\n\n");
+        held = blocks.pop();
+        for (var i = 0; i < blocks.length; i++) {
+          if (take(blocks[i]) === "end") {
+            reader.cancel();
+            return "ended";
+          }
+        }
+        return next();
+      });
+    }
+    return next();
+  }
+  function take(block) {
+    var kind = "message", data = [];
+    block.split("\n").forEach(function (line) {
+      if (line.indexOf("event: ") === 0) kind = line.slice(7);
+      else if (line.indexOf("data: ") === 0) data.push(line.slice(6));
     });
-    source.addEventListener("live", function (event) {
+    if (kind === "live") {
       var current = document.getElementById("live");
-      if (current) htmx.swap(current, event.data, { swapStyle: "outerHTML" });
+      if (current) htmx.swap(current, data.join("\n"), { swapStyle: "outerHTML" });
       banner("");
-    });
-    source.addEventListener("end", function () {
-      source.close();
-      streaming = false;
-      follow();
-    });
-    source.addEventListener("error", function () {
-      source.close();
-      streaming = false;
-      // A stream that never opened (no server for it, or a 204) twice: keep polling.
-      if (!opened && ++tries >= 2) return;
-      setTimeout(follow, 2000 + Math.random() * 3000);
-    });
+    }
+    return kind;
   }
   document.addEventListener("htmx:beforeRequest", function (event) {
     if (streaming && event.detail.elt && event.detail.elt.id === "live") event.preventDefault();

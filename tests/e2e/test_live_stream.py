@@ -101,3 +101,25 @@ def test_without_a_stream_the_page_falls_back_to_polling(
     phone.locator("#table-3 .score", has_text="15").first.wait_for(timeout=12000)
     assert any("/events/" in url for url in asked)
     assert any("/live/" in url for url in asked)
+
+
+def test_a_refused_stream_leaves_the_page_polling_until_its_retry_after(
+    asgi_server, settings, phone, organizer, event
+):
+    base, _ = asgi_server
+    settings.LIVE_STREAMS_PER_ADDRESS = 0  # this address may hold no stream: 429
+    tournament, _, round_ = event
+    asked, refused = [], []
+    phone.on("request", lambda request: asked.append(request.url))
+    phone.on(
+        "response",
+        lambda response: (
+            "/events/" in response.url
+            and refused.append((response.status, response.headers.get("retry-after")))
+        ),
+    )
+    phone.goto(f"{base}/t/{tournament.slug}/")
+    one_hand(tables(round_)[2].game, organizer)
+    phone.locator("#table-3 .score", has_text="15").first.wait_for(timeout=12000)
+    assert refused == [(429, "60")]  # asked once, and not again before a minute
+    assert any("/live/" in url for url in asked)  # the poll brought the hand
