@@ -6,10 +6,12 @@ Clock violations are score events (``services.add_score_event`` decides them); t
 module holds what is not a point scored at the table.
 """
 
+import secrets
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.conf import settings
+from django.core.files import File
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -112,6 +114,14 @@ _SIGNATURES = (
     (b"GIF89a", "image/gif"),
 )
 _HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1"}
+# A stored photo's extension: the one of the type its bytes show.
+_EXTENSIONS = {
+    "image/jpeg": ".jpg",
+    "image/png": ".png",
+    "image/gif": ".gif",
+    "image/webp": ".webp",
+    "image/heic": ".heic",
+}
 
 
 def image_type(head: bytes) -> str | None:
@@ -124,6 +134,12 @@ def image_type(head: bytes) -> str | None:
     if head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS:
         return "image/heic"
     return None
+
+
+def stored_photo(photo, kind: str) -> File:
+    """The photo under a random name with the extension of its detected type: the
+    uploader's name and extension never reach the disk, a path or a served header."""
+    return File(photo, name=secrets.token_hex(16) + _EXTENSIONS[kind])
 
 
 def _checked_photos(photos: Iterable) -> list[tuple[Any, str]]:
@@ -180,7 +196,10 @@ def open_dispute(
         )
         for photo, kind in checked:
             DisputePhoto.objects.create(
-                dispute=dispute, image=photo, content_type=kind, size=photo.size
+                dispute=dispute,
+                image=stored_photo(photo, kind),
+                content_type=kind,
+                size=photo.size,
             )
         record_act(
             OfficialAct.Kind.DISPUTE_OPENED,

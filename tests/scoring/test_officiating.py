@@ -1,6 +1,8 @@
 """Officiating a game (RULES.md, Officiating): clock violations that escalate, forfeits,
 deductions, disputes, who leads and re-deals, and the audit list they leave."""
 
+import re
+
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -264,6 +266,27 @@ def test_a_dispute_with_photos_changes_nothing_until_resolved(dcs, referee, sett
     services.record_hand(
         dcs, by=referee, number=2, ended="block", pips={"A": 1, "B": 2, "C": 3, "D": 4}
     )
+
+
+def test_a_dispute_photo_is_stored_under_a_random_name_of_its_detected_type(
+    dcs, referee, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path
+    named = [
+        SimpleUploadedFile("../../table.php", JPEG, content_type="image/png"),
+        SimpleUploadedFile("evidence.png.html", PNG, content_type="text/html"),
+        SimpleUploadedFile("same.jpg", JPEG, content_type="image/jpeg"),
+    ]
+    dispute = officiating.open_dispute(dcs, by=referee, note="look", photos=named)
+    kept = list(dispute.photos.all())
+    names = [photo.image.name for photo in kept]
+    assert [name.rsplit(".", 1)[1] for name in names] == ["jpg", "png", "jpg"]
+    assert [photo.content_type for photo in kept] == ["image/jpeg", "image/png", "image/jpeg"]
+    for name in names:
+        assert re.fullmatch(r"disputes/\d{4}/\d{2}/[0-9a-f]{32}\.(jpg|png)", name), name
+        assert not any(part in name for part in ("table", "php", "evidence", "html", "same"))
+    assert len(set(names)) == 3
+    assert (tmp_path / names[1]).read_bytes() == PNG
 
 
 def test_a_dispute_refuses_what_is_not_a_photo(dcs, referee, settings, tmp_path):
