@@ -7,6 +7,11 @@ withdraws. Entering makes a ``tournaments.Entrant`` through ``tournaments.servic
 the same as an organizer's registration, so every page and the pairing see one kind of
 entrant. Self check-in is the organizer's ``check_in`` service, which lets an entrant's
 own player call it while this event's check-in window is open.
+
+Naming a partner invites them: it is counted against the inviter's hourly invitations,
+answers the same for a name nobody has as for an account that cannot be invited, and
+only one invitation between two people waits at a time. A pending invitation does not
+hold the invited player back from entering with someone else.
 """
 
 from datetime import datetime
@@ -27,7 +32,9 @@ from players.models import ACTIVE, Application, Registration
 from players.permissions import entries_of
 from tournaments import services
 from tournaments.models import Entrant, Tournament
+from tournaments.permissions import refuse_event_account
 from tournaments.services.entrants import admit
+from tournaments.services.staff import NO_ONE_TO_INVITE, invitable_user, spend_invitation
 
 Status = Application.Status
 
@@ -139,7 +146,8 @@ def enter(
     Partners event, who then accepts)."""
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
-        if not allowed(by, "tournament.view", tournament):
+        if not allowed(by, "tournament.enter", tournament):
+            refuse_event_account(by, "tournament")
             raise PlayerError(say("There is no such tournament."), "tournament")
         registration = registration_of(tournament)
         if registration is None or not registration_open(tournament):
@@ -164,29 +172,48 @@ def enter(
                 partner_user,
                 "partner",
                 {"application": application, "url": notices.tournament_url(tournament)},
+                by=by,
             )
             return application
         return _advance(application, registration)
 
 
 def _partner_user(username: str, by):
+    """The user ``by`` names as a partner, locked until the entry is written so that two
+    invitations to them cannot cross."""
     username = (username or "").strip()
     if not username:
         raise PlayerError(say("This is a Partners event: name your partner's username."), "partner")
-    partner = get_user_model().objects.filter(username__iexact=username, is_active=True).first()
+    spend_invitation(by, "partner")
+    partner = invitable_user(username)
     if partner is None:
-        raise PlayerError(say("No user is called {username}.", username=username), "partner")
+        raise PlayerError(say(NO_ONE_TO_INVITE), "partner")
     if partner.pk == by.pk:
         raise PlayerError(say("A team needs two different players."), "partner")
+    get_user_model().objects.select_for_update().filter(pk=partner.pk).first()
+    pending = Application.objects.filter(status=Status.PARTNER).filter(
+        Q(user=by, partner_user=partner) | Q(user=partner, partner_user=by)
+    )
+    if pending.exists():
+        raise PlayerConflict(
+            say(
+                "An invitation between you and {username} is already waiting for an answer.",
+                username=partner.username,
+            ),
+            "partner",
+        )
     return partner
 
 
-def _check_free(tournament: Tournament, player: Player | None, user) -> None:
-    """One entry per person per event, whether made by an organizer or by themselves."""
-    mine = Q(user=user) | Q(partner_user=user)
+def _check_free(tournament: Tournament, player: Player | None, user, *, but=None) -> None:
+    """One entry per person per event, whether made by an organizer or by themselves (an
+    invitation they have not accepted is not theirs yet; ``but`` is the one being answered)."""
+    mine = Q(user=user) | (Q(partner_user=user) & ~Q(status=Status.PARTNER))
     if player is not None:
         mine |= Q(player=player) | Q(partner=player)
     taken = Application.objects.filter(tournament=tournament, status__in=ACTIVE).filter(mine)
+    if but is not None:
+        taken = taken.exclude(pk=but.pk)
     entered = player is not None and entries_of(player.pk).filter(tournament=tournament).exists()
     if taken.exists() or entered:
         raise PlayerConflict(
@@ -217,11 +244,7 @@ def answer_partner(
         partner = _player_of(by, name, new_player, "name")
         if partner.pk == application.player_id:
             raise PlayerError(say("A team needs two different players."), "partner")
-        if entries_of(partner.pk).filter(tournament=application.tournament).exists():
-            raise PlayerConflict(
-                say("{name} already has an entry in this event.", name=partner.display_name),
-                "tournament",
-            )
+        _check_free(application.tournament, partner, by, but=application)
         application.partner = partner
         application.status = Status.APPROVAL
         application.save(update_fields=["partner", "status", "updated_at"])

@@ -4,10 +4,11 @@ import logging
 from datetime import timedelta
 
 from celery import shared_task
-from django.core.mail import send_mail
+from django.core.mail import EmailMessage
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.services import wants_emails
 from players.models import Notice
 
 log = logging.getLogger(__name__)
@@ -22,11 +23,16 @@ SWEEP_EVERY = 60.0
 @shared_task(bind=True, acks_late=True, max_retries=SEND_RETRIES)
 def send_notice(self, notice_id: int) -> bool:
     """Send one notice once: a notice already sent is not sent again."""
-    notice = Notice.objects.filter(pk=notice_id, sent_at__isnull=True).first()
+    notice = (
+        Notice.objects.filter(pk=notice_id, sent_at__isnull=True).select_related("user").first()
+    )
     if notice is None:
         return False
+    if notice.user is None or not wants_emails(notice.user):
+        notice.delete()  # the person unsubscribed (or left) since it was written
+        return False
     try:
-        send_mail(notice.subject, notice.body, None, [notice.to])
+        _message(notice).send()
     except Exception as error:
         Notice.objects.filter(pk=notice_id).update(
             attempts=F("attempts") + 1, last_error=str(error)[:300]
@@ -36,6 +42,23 @@ def send_notice(self, notice_id: int) -> bool:
         sent_at=timezone.now(), attempts=F("attempts") + 1, last_error=""
     )
     return True
+
+
+def _message(notice: Notice) -> EmailMessage:
+    """The notice as an email with the RFC 8058 one-click unsubscribe headers: a mail
+    client POSTs ``List-Unsubscribe=One-Click`` to the link, no sign-in needed."""
+    from players.notices import unsubscribe_url
+
+    return EmailMessage(
+        notice.subject,
+        notice.body,
+        None,
+        [notice.to],
+        headers={
+            "List-Unsubscribe": f"<{unsubscribe_url(notice.user)}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        },
+    )
 
 
 @shared_task

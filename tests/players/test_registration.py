@@ -13,7 +13,7 @@ from players import registration
 from players.identity import PlayerConflict
 from players.models import Application, Notice
 from players.tasks import sweep_notices
-from tests.factories import UserFactory
+from tests.factories import SuperuserFactory, UserFactory, client_for
 from tests.players.conftest import event
 from tournaments import services
 
@@ -33,7 +33,8 @@ def test_a_player_enters_themselves_and_is_told(organizer, tournament):
     assert entry.status == Status.ENTERED
     assert entry.entrant.name == "Ana Rivera" and entry.entrant.player.user == ana
     assert [m.to for m in mail.outbox] == [["ana@example.org"]]
-    assert "Viernes Cut-Throat" in mail.outbox[0].subject
+    assert mail.outbox[0].subject == "capicu: your entry is confirmed"  # fixed wording
+    assert "“Viernes Cut-Throat”" in mail.outbox[0].body  # the organizer's text, quoted
     assert Notice.objects.get().sent_at is not None
     with pytest.raises(PlayerConflict):
         registration.enter(tournament, by=ana)
@@ -112,7 +113,7 @@ def test_a_partner_accepts_and_the_team_is_entered(organizer):
     ana, beto = user("Ana Rivera"), user("Beto Cruz")
     entry = registration.enter(league, by=ana, partner="beto")
     assert entry.status == Status.PARTNER and not league.entrants.exists()
-    assert mail.outbox[-1].to == ["beto@example.org"]
+    assert not mail.outbox  # Beto has not agreed to anything in this event yet
     with pytest.raises(PlayerConflict):
         registration.answer_partner(entry, by=ana, accept=True)
     entry = registration.answer_partner(entry, by=beto, accept=True)
@@ -156,7 +157,7 @@ def test_a_failing_mail_server_never_loses_the_entry_and_the_sweep_sends_later(
     organizer, tournament
 ):
     registration.open_registration(tournament, by=organizer)
-    with mock.patch("players.tasks.send_mail", side_effect=OSError("mail server away")):
+    with mock.patch("players.tasks.EmailMessage.send", side_effect=OSError("mail server away")):
         entry = registration.enter(tournament, by=user("Ana R"))
     assert entry.status == Status.ENTERED and tournament.entrants.count() == 1
     notice = Notice.objects.get()
@@ -179,8 +180,9 @@ def test_players_get_their_table_when_the_round_is_published(organizer, tourname
     mail.outbox.clear()
     services.publish_round(round_, by=organizer)
     assert sorted(m.to[0] for m in mail.outbox) == sorted(p.email for p in players)
-    assert all("table 1" in m.subject for m in mail.outbox)
-    assert "Ana R" in mail.outbox[0].body
+    assert all(m.subject == "capicu: your table is published" for m in mail.outbox)
+    assert all("you play at table 1" in m.body for m in mail.outbox)
+    assert "“Ana R”" in mail.outbox[0].body
 
 
 def test_emails_are_written_in_the_players_language(organizer, tournament):
@@ -190,7 +192,8 @@ def test_emails_are_written_in_the_players_language(organizer, tournament):
     ana = user("Ana R")
     set_language(ana, "es")
     registration.enter(tournament, by=ana)
-    assert mail.outbox[0].subject == "Está inscrito en Viernes Cut-Throat"
+    # (The subject's Spanish comes with the merged catalogue; the body's is known already.)
+    assert "Su inscripción, llegada y mesas:" in mail.outbox[0].body
 
 
 def test_merging_carries_a_players_own_entries_along(organizer, tournament):
@@ -204,7 +207,8 @@ def test_merging_carries_a_players_own_entries_along(organizer, tournament):
         choices={"ana riviera|": 0},
     )  # fmt: skip
     old = Player.objects.get(display_name="Ana Riviera")
-    merge_players(old, entry.player, by=organizer)
+    # Ana's player is linked to her account: only a superuser merges it (players.identity).
+    merge_players(old, entry.player, by=SuperuserFactory())
     entry.refresh_from_db()
     assert entry.player == old and old.entries.count() == 2
     old.refresh_from_db()
@@ -238,5 +242,166 @@ def test_players_get_their_table_when_a_bracket_seats_them_later(organizer, tour
     final = stage.rounds.get(number=2).matches.get()
     finalists = {seat.entrant.player.user.email for seat in final.seats.all()}
     assert len(finalists) == 4
-    told = [m.to[0] for m in mail.outbox if "round 2" in m.subject]
+    told = [m.to[0] for m in mail.outbox if "Round 2 is published" in m.body]
     assert sorted(told) == sorted(finalists)  # each finalist once
+
+
+# --- nobody is emailed by someone else's act alone ---------------------------------------
+
+LURE = "Capicu security: your account expires, sign in at https://evil.example now"
+
+
+def published(tournament, organizer):
+    """Round 1 of ``tournament`` paired and published (its tables told)."""
+    stage = services.add_stage(tournament, by=organizer, name="Round robin", format="round_robin")
+    services.update_tournament(tournament, by=organizer, status="running")
+    services.publish_round(services.generate_round(stage, by=organizer), by=organizer)
+
+
+def test_pasting_known_players_into_an_event_emails_none_of_them(organizer, tournament):
+    registration.open_registration(tournament, by=organizer)
+    players = [user(n) for n in ("Ana R", "Beto C", "Cira O")]
+    for person in players:
+        registration.enter(tournament, by=person)  # linked players, known by name
+    mallory = user("Mallory M")
+    trap = event(mallory, slug="trap", name=LURE)
+    registration.open_registration(trap, by=mallory)
+    registration.enter(trap, by=mallory)
+    services.register_entrants(trap, by=mallory, text="Ana R\nBeto C\nCira O")
+    mail.outbox.clear()
+
+    published(trap, mallory)
+    assert [m.to for m in mail.outbox] == [["mallory@example.org"]]  # she entered herself
+    told = mail.outbox[0]
+    assert told.subject == "capicu: your table is published"
+    assert "https://" not in told.body.split("--")[0] and "https[:]//evil.example" in told.body
+    assert "Event, as its organizer named it: “Capicu security" in told.body
+
+
+def test_a_player_who_claimed_their_entry_is_emailed_about_it(organizer, tournament):
+    from players.identity import claim_player, issue_claim_code
+
+    services.register_entrants(tournament, by=organizer, text="Ana R\nBeto C\nCira O\nDino F")
+    ana = user("Ana R")
+    claim_player(
+        issue_claim_code(Player.objects.get(display_name="Ana R"), by=organizer).code, by=ana
+    )
+    mail.outbox.clear()
+    published(tournament, organizer)
+    assert [m.to for m in mail.outbox] == [["ana@example.org"]]
+
+    # An event that enters her player after she linked it is not hers to hear from.
+    other = event(UserFactory(username="other-org"), slug="other")
+    services.register_entrants(other, by=other.created_by, text="Ana R\nBeto C\nCira O\nDino F")
+    mail.outbox.clear()
+    published(other, other.created_by)
+    assert not mail.outbox
+
+
+def test_a_partner_invitation_loop_sends_no_email_and_is_capped(organizer, settings):
+    settings.INVITATIONS_PER_SENDER_PER_HOUR = 3
+    league = event(organizer, slug="parejas", ruleset="partners")
+    registration.open_registration(league, by=organizer)
+    user("Ana R")
+    api = client_for(user("Mallory M"))
+    for _ in range(3):
+        entry = api.post("/api/v1/tournaments/parejas/applications/", {"partner": "ana"})
+        assert entry.status_code == 201, entry.json()
+        assert api.post(f"/api/v1/applications/{entry.json()['id']}/withdraw/").status_code == 200
+    again = api.post("/api/v1/tournaments/parejas/applications/", {"partner": "ana"})
+    assert again.status_code == 429 and again["Retry-After"]
+    assert Application.objects.count() == 3 and not mail.outbox
+
+
+def test_one_invitation_waits_between_two_people(organizer):
+    first = event(organizer, slug="parejas", ruleset="partners")
+    second = event(organizer, slug="parejas-2", ruleset="partners")
+    for league in (first, second):
+        registration.open_registration(league, by=organizer)
+    ana, mallory = user("Ana R"), user("Mallory M")
+    registration.enter(first, by=mallory, partner="ana")
+    api = client_for(mallory)
+    again = api.post("/api/v1/tournaments/parejas-2/applications/", {"partner": "ana"})
+    assert again.status_code == 409 and "already waiting" in again.json()["detail"]
+    back = client_for(ana).post(
+        "/api/v1/tournaments/parejas-2/applications/", {"partner": "mallory"}
+    )
+    assert back.status_code == 409
+    assert Application.objects.count() == 1
+
+
+def test_a_pending_invitation_does_not_hold_the_invited_player_back(organizer):
+    league = event(organizer, slug="parejas", ruleset="partners")
+    registration.open_registration(league, by=organizer)
+    ana, beto, mallory = user("Ana R"), user("Beto C"), user("Mallory M")
+    unwanted = registration.enter(league, by=mallory, partner="ana")
+    own = registration.enter(league, by=ana, partner="beto")
+    assert own.status == Status.PARTNER
+    assert registration.answer_partner(own, by=beto, accept=True).status == Status.ENTERED
+    answer = client_for(ana).post(f"/api/v1/applications/{unwanted.pk}/accept/")
+    assert answer.status_code == 409
+    unwanted.refresh_from_db()
+    assert unwanted.status == Status.PARTNER and league.entrants.count() == 1
+
+
+def test_naming_an_unknown_or_uninvitable_partner_gets_one_answer(organizer):
+    league = event(organizer, slug="parejas", ruleset="partners")
+    registration.open_registration(league, by=organizer)
+    services.create_referee(league, by=organizer, username="mesa1")
+    user("Gone G", is_active=False)
+    api = client_for(user("Mallory M"))
+    answers = [
+        api.post("/api/v1/tournaments/parejas/applications/", {"partner": name})
+        for name in ("mesa1", "gone", "nobody-at-all")
+    ]
+    assert {a.status_code for a in answers} == {400}
+    assert {a.json()["detail"] for a in answers} == {"No user by that name can be invited."}
+    assert not Application.objects.exists()
+
+
+def test_an_event_account_cannot_enter_an_event(organizer, tournament):
+    registration.open_registration(tournament, by=organizer)
+    mesa, _ = services.create_referee(tournament, by=organizer, username="mesa1")
+    other = event(UserFactory(username="other-org"), slug="other")
+    registration.open_registration(other, by=other.created_by, capacity=1)
+    for slug in ("viernes", "other"):
+        refused = client_for(mesa).post(f"/api/v1/tournaments/{slug}/applications/", {})
+        assert refused.status_code == 409 and "referees that event only" in refused.json()["detail"]
+    assert not Application.objects.exists() and not Player.objects.filter(user=mesa).exists()
+
+
+def test_emails_stop_for_whoever_turns_them_off_and_carry_a_one_click_link(
+    client, organizer, tournament
+):
+    registration.open_registration(tournament, by=organizer)
+    ana = user("Ana R")
+    registration.enter(tournament, by=ana)
+    told = mail.outbox[0]
+    link = told.extra_headers["List-Unsubscribe"].strip("<>")
+    assert told.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert link in told.body
+    path = link.removeprefix("http://127.0.0.1:8000")
+    assert "Stop every email" in client.get(path).content.decode()  # GET only asks
+    assert client.post(path, {"List-Unsubscribe": "One-Click"}).status_code == 200
+    mail.outbox.clear()
+    second = event(organizer, slug="otro")
+    registration.open_registration(second, by=organizer)
+    assert registration.enter(second, by=ana).status == Status.ENTERED
+    assert not mail.outbox and Notice.objects.count() == 1
+
+
+def test_emails_are_capped_per_recipient_and_per_sender(organizer, settings):
+    settings.NOTICES_PER_RECIPIENT_PER_HOUR = 1
+    settings.NOTICES_PER_SENDER_PER_HOUR = 2
+    events = [event(organizer, slug=f"e{n}") for n in range(2)]
+    for each in events:
+        registration.open_registration(each, by=organizer)
+    ana = user("Ana R")
+    for each in events:
+        registration.enter(each, by=ana)
+    assert [m.to for m in mail.outbox] == [["ana@example.org"]]  # one an hour for her
+    registration.enter(events[0], by=user("Beto C"))
+    registration.enter(events[0], by=user("Cira O"))
+    # The organizer's events caused two emails this hour: Cira's is not written.
+    assert [m.to[0] for m in mail.outbox] == ["ana@example.org", "beto@example.org"]
+    assert Application.objects.filter(status=Status.ENTERED).count() == 4
