@@ -9,9 +9,20 @@ For each round it prints the seconds ``generate_round`` takes (the pairing, the 
 seats and games it writes) next to the seconds to read back what it wrote and what it
 read (entrants, the stage's seats with their games), measured in the same run.
 Target: under one second a round. ``BENCH_PROFILE=1`` prints where the time goes.
+
+    .venv/bin/python bench/generate_round.py --lookahead [SEEDS]
+
+plays simulated Swiss events instead (no database; random placements scored in match
+points) of 16 x 4, 20 x 4, 24 x 5 and 32 x 5 at tables of four, SEEDS of each (20 unless
+given), with each round planned ahead (``swiss.plan_ahead``) and, on the same standings,
+as the round alone would be seated: the repeat meetings of both kinds of event, how far
+the tables stray from standings order (per table, the places its lowest and highest
+placed lie apart beyond a block of consecutive places), the rounds the lookahead changed
+and the slowest round.
 """
 
 import cProfile
+import itertools
 import os
 import pstats
 import random
@@ -40,6 +51,8 @@ from scoring.models import Game, Seat  # noqa: E402
 from tournaments import services  # noqa: E402
 from tournaments.demo import play  # noqa: E402
 from tournaments.models import Entrant, Match, MatchSeat  # noqa: E402
+from tournaments.pairing.base import EntrantStub  # noqa: E402
+from tournaments.pairing.swiss import pair_tables, standings_order  # noqa: E402
 
 ENTRANTS = int(os.environ.get("BENCH_ENTRANTS", "256"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
@@ -77,6 +90,69 @@ def event(table_size: int, organizer):
     )
 
 
+# Match points per placement at a table of four, as an event sets them.
+POINTS = {1: 3.0, 2: 2.0, 3: 1.0, 4: 0.0}
+LOOKAHEAD_SIZES = ((16, 4), (20, 4), (24, 5), (32, 5))
+
+
+def stray(tables, field) -> list[int]:
+    """Per table, how many places its players span beyond consecutive places."""
+    place = {e.id: i for i, e in enumerate(field)}
+    return [
+        max(place[p] for p in table) - min(place[p] for p in table) - (len(table) - 1)
+        for table in tables
+    ]
+
+
+def simulate(n: int, rounds: int, seed: int, *, ahead: bool) -> dict:
+    """One event: its repeats; with ``ahead``, each round's stray planned ahead and as the
+    round alone would be seated, the rounds that differ and the slowest round."""
+    rng = random.Random(f"{n}:{rounds}:{seed}")
+    met = {i: {} for i in range(n)}
+    score = dict.fromkeys(range(n), 0.0)
+    figures = {"repeats": 0, "stray": [], "alone": [], "changed": 0, "slowest": 0.0}
+    for number in range(1, rounds + 1):
+        stubs = [EntrantStub(id=i, seed=i + 1, score=score[i], met=dict(met[i])) for i in range(n)]
+        field = standings_order(stubs)
+        left = rounds - number + 1 if ahead else 1
+        started = time.perf_counter()
+        seated, _flags = pair_tables(field, 4, seed, number, left)
+        figures["slowest"] = max(figures["slowest"], time.perf_counter() - started)
+        tables = [t.entrants for t in seated]
+        if ahead:
+            alone = [t.entrants for t in pair_tables(field, 4, seed, number)[0]]
+            figures["stray"] += stray(tables, field)
+            figures["alone"] += stray(alone, field)
+            figures["changed"] += {frozenset(t) for t in tables} != {frozenset(t) for t in alone}
+        for table in tables:
+            for a, b in itertools.combinations(table, 2):
+                figures["repeats"] += met[a].get(b, 0)
+                met[a][b] = met[b][a] = met[a].get(b, 0) + 1
+            order = list(table)
+            rng.shuffle(order)
+            for placed, entrant in enumerate(order, start=1):
+                score[entrant] += POINTS[placed]
+    return figures
+
+
+def lookahead(seeds: int) -> None:
+    for n, rounds in LOOKAHEAD_SIZES:
+        alone = [simulate(n, rounds, seed, ahead=False) for seed in range(seeds)]
+        ahead = [simulate(n, rounds, seed, ahead=True) for seed in range(seeds)]
+        strays = [x for event in ahead for x in event["stray"]]
+        alones = [x for event in ahead for x in event["alone"]]
+        print(
+            f"{n} x {rounds}, {seeds} seeds: repeats {sum(e['repeats'] for e in alone)} "
+            f"({sum(1 for e in alone if e['repeats'])} events) round by round, "
+            f"{sum(e['repeats'] for e in ahead)} ({sum(1 for e in ahead if e['repeats'])}) "
+            f"planned ahead; stray per table {sum(alones) / len(alones):.2f} round by round, "
+            f"{sum(strays) / len(strays):.2f} planned ahead (same standings); rounds changed "
+            f"{sum(e['changed'] for e in ahead)} of {seeds * rounds}; slowest round "
+            f"{max(e['slowest'] for e in alone):.3f} s round by round, "
+            f"{max(e['slowest'] for e in ahead):.3f} s planned ahead"
+        )
+
+
 def main() -> None:
     organizer = get_user_model().objects.create_user("bench-organizer")
     rng = random.Random(0)
@@ -112,6 +188,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    if "--lookahead" in sys.argv:
+        position = sys.argv.index("--lookahead")
+        lookahead(int(sys.argv[position + 1]) if len(sys.argv) > position + 1 else 20)
+        raise SystemExit(0)
     setup_test_environment()
     names = setup_databases(verbosity=0, interactive=False)
     try:

@@ -10,6 +10,7 @@ second. The score is the tournament's match points (its placement points), as th
 standings count them.
 """
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -18,6 +19,7 @@ from typing import Any
 import networkx as nx
 
 from domain.say import say
+from tournaments.pairing import lookahead
 from tournaments.pairing.base import (
     EngineBase,
     EntrantStub,
@@ -121,7 +123,9 @@ def _sat_first(entrant: EntrantStub) -> int:
     return sum(1 for position in entrant.seats if position == 0)
 
 
-def pair_tables(field: list[EntrantStub], table_size: int, seed: int, round_number: int):
+def pair_tables(
+    field: list[EntrantStub], table_size: int, seed: int, round_number: int, rounds_left: int = 1
+):
     """Seat a Swiss round at tables of three or more by an optimisation over the round.
 
     The objective, in order: fewest repeat meetings; short tables to those who sat at one
@@ -131,8 +135,11 @@ def pair_tables(field: list[EntrantStub], table_size: int, seed: int, round_numb
     above the round's lower bound, a tabu search (the best swap of a repeating entrant,
     uphill if need be, not undone for a few moves) looks further, and where one is still
     left (fields up to ``REPAIR_FIELD``) an exact search (``_Repair``) asks for a seating
-    with fewer. A pair that met k times counts k repeats. Work is bounded by moves and
-    search steps, never by time, so the same input gives the same tables anywhere.
+    with fewer. A pair that met k times counts k repeats. Where rounds are left after
+    this one (``rounds_left`` counts this one), the round is planned ahead
+    (``plan_ahead``): a round that leaves no repeat-free way through the rounds left
+    gives way to the best one found that does. Work is bounded by moves and search
+    steps, never by time, so the same input gives the same tables anywhere.
     """
     sizes = table_sizes(len(field), table_size)
     search = _RoundSearch(field, sizes)
@@ -145,6 +152,8 @@ def pair_tables(field: list[EntrantStub], table_size: int, seed: int, round_numb
         repair = _Repair(search)
         while (fewer := repair.fewer(search.repeats(best))) is not None:
             best = search.descend(fewer)
+    if rounds_left > 1 and not search.repeats(best):
+        best = plan_ahead(search, best, rounds_left, rng_for(seed, "swiss-ahead", round_number))
     flags = []
     result = []
     for table in best:
@@ -167,6 +176,58 @@ def pair_tables(field: list[EntrantStub], table_size: int, seed: int, round_numb
                         )
                     )
     return result, flags
+
+
+# The work (players looked at) the search for repeat-free rounds left may do in one
+# round: about a tenth of a second here.
+AHEAD_WORK = 25_000
+# Times the rounds after the chosen one are searched again, away from the round the
+# standings ask for, so that the descent can bring the chosen round closer to it.
+AHEAD_REPLANS = 3
+
+
+def plan_ahead(
+    search: "_RoundSearch", best: list[list[int]], rounds_left: int, rng
+) -> list[list[int]]:
+    """The round to seat, of ``rounds_left`` still to play with nobody meeting twice.
+
+    ``best`` (the standings' round, repeat-free) stands if the rounds after it can follow
+    without a repeat (``lookahead.Completion``), and where none can follow anything (or
+    the search runs out of work first). Otherwise a repeat-free schedule of the rounds
+    left is searched with its first round seated from the top of the standings, the best
+    placed taking ``best``'s tables where they can; that first round is then descended by
+    the round's cost with the schedule's later meetings counted as repeats (so it stays
+    one they can follow), and the later rounds are searched again away from ``best``'s
+    meetings to let it come closer. Before the first round nobody has met: every round is
+    as good as another for the rounds left, so ``best`` stands.
+    """
+    if not any(search.met):
+        return best
+    allowed = [
+        ((1 << search.n) - 1) & ~(1 << i) & ~lookahead.mask_of(search.met[i])
+        for i in range(search.n)
+    ]
+    completion = lookahead.Completion(allowed, search.sizes, rng=rng, work=AHEAD_WORK)
+    if completion.rounds(rounds_left - 1, played=[best]) is not None:
+        return best
+    wanted = [0] * search.n
+    for table in best:
+        for p in table:
+            wanted[p] = lookahead.mask_of(table) & ~(1 << p)
+    schedule = completion.rounds(rounds_left, prefer=wanted)
+    if schedule is None:
+        return best
+    chosen = search.descend_within(schedule[0], schedule[1:])
+    cost = search.total(chosen)
+    for _ in range(AHEAD_REPLANS):
+        later = completion.rounds(rounds_left - 1, played=[chosen], avoid=wanted)
+        if later is None:
+            break
+        closer = search.descend_within(chosen, later)
+        if search.total(closer) >= cost - 1e-9:
+            break
+        chosen, cost = closer, search.total(closer)
+    return chosen
 
 
 # Swaps tried in one round's descent at most: a few thousand moves at 64 entrants.
@@ -507,6 +568,21 @@ class _RoundSearch:
                 low_position += size
         return tables
 
+    def descend_within(self, tables: list[list[int]], later) -> list[list[int]]:
+        """``descend`` from a repeat-free round with the meetings of the ``later`` rounds
+        counted as repeats: the round it ends at is still repeat-free, and ``later`` can
+        still follow it."""
+        planned = {e.id: dict(e.met) for e in self.field}
+        for tables_later in later:
+            for table in tables_later:
+                for a, b in itertools.combinations(table, 2):
+                    one, two = self.field[a].id, self.field[b].id
+                    planned[one][two] = planned[two][one] = 1
+        ahead = _RoundSearch(
+            [dataclasses.replace(e, met=planned[e.id]) for e in self.field], self.sizes
+        )
+        return ahead.descend(tables)
+
     def descend(self, tables: list[list[int]]):
         """Swap two entrants of different tables while that lowers the cost (best swap of
         each table's neighbourhood), within the budget."""
@@ -566,5 +642,7 @@ class Swiss(EngineBase):
         if table_size == 2:
             tables, flags = pair_two_sides(field)
         else:
-            tables, flags = pair_tables(field, table_size, seed, round_number)
+            total = self.total_rounds(len(field), table_size=table_size, settings=settings)
+            left = total - round_number + 1
+            tables, flags = pair_tables(field, table_size, seed, round_number, left)
         return PairingResult(tuple(tables), tuple(flags))
