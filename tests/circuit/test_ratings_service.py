@@ -218,3 +218,50 @@ def test_merging_two_rated_players_rates_the_kept_one_from_their_first_game(comm
     incremental = state()
     rebuild_all()
     assert state() == incremental
+
+
+def test_a_private_events_games_count_only_while_it_is_public(committed):
+    """Ratings are public: a private event's games are not rated, join the pools when it
+    turns public and leave them when it turns private again."""
+    from random import Random
+
+    from tests.factories import client_for, cutthroat_round
+    from tournaments.demo import play
+    from tournaments.services import update_tournament
+
+    organizer = UserFactory()
+    tournament, _stage, round_ = cutthroat_round(organizer, players=4)
+    with committed():
+        update_tournament(tournament, by=organizer, public=False)
+    game = round_.matches.get().game
+    with committed():
+        play(game, organizer, Random(3))
+    player = game.seats.first().player
+    assert not Rating.objects.exists() and not RatingChange.objects.exists()
+    assert client_for(None).get("/api/v1/ratings/individual/?min_games=0").json()["count"] == 0
+
+    with committed():
+        update_tournament(tournament, by=organizer, public=True)
+    assert Rating.objects.filter(games=1).count() == 4
+    public = state()
+    rebuild_all()
+    assert state() == public  # the same numbers as a rebuild from the first game
+    (entry,) = client_for(None).get(f"/api/v1/players/{player.pk}/ratings/").json()
+    assert [point["game"] for point in entry["history"]] == [game.pk]
+
+    with committed():
+        update_tournament(tournament, by=organizer, public=False)
+    assert not Rating.objects.exists() and not RatingChange.objects.exists()
+    assert client_for(None).get(f"/api/v1/players/{player.pk}/ratings/").json() == []
+    board = client_for(None).get("/ratings/?min_games=0").content.decode()
+    assert player.display_name not in board
+
+
+def test_the_history_leaves_out_a_game_turned_private_before_it_is_rated_again(committed):
+    from circuit.selectors import player_ratings
+
+    game = played_game(committed=committed)
+    player = game.seats.first().player_id
+    Game.objects.filter(pk=game.pk).update(public=False)  # its event turned private just now
+    (entry,) = player_ratings(player)
+    assert entry["history"] == []
