@@ -480,14 +480,32 @@ def check_order(settings: StandingsSettings) -> None:
         raise ValueError(f"Unknown tiebreaker {unknown[0]!r}.")
 
 
+# Who is ranked where, before any tiebreaker (README, "Standings"): entrants who played
+# first, then those still in the event who have not played a game yet (no result is
+# better than another's), then those who withdrew or were disqualified.
+PLAYED, NOT_PLAYED, WITHDRAWN = 0, 1, 2
+# Why the last line of one of those parts sits above the first of the next.
+APART = {NOT_PLAYED: "not_played", WITHDRAWN: "withdrawn"}
+
+
+def standing_part(record: Record) -> int:
+    """The part of the standings an entrant is listed in (``PLAYED`` ...)."""
+    if record.withdrawn:
+        return WITHDRAWN
+    return PLAYED if record.games else NOT_PLAYED
+
+
 def rank(
     records: Mapping[int, Record], settings: StandingsSettings, games_for: GamesFor
 ) -> list[StandingRow]:
     """Rank settled records by the settings' tiebreak order (``explain`` says why).
 
-    ``games_for`` gives the games of a set of entrants; it is called at most once, for
-    the entrants still tied when a metric that looks only at the tied (head to head)
-    is reached.
+    The entrants who played come first, then those who have not played yet, then the
+    withdrawn (``standing_part``); the order ranks each part. ``games_for`` gives the
+    games of a set of entrants; it is called at most once, for the entrants still tied
+    when a metric that looks only at the tied (head to head) is reached. A row whose place
+    above the next was decided where the values alone cannot tell it (between two parts,
+    or by head to head among a tied group) carries that reason already.
     """
     # Every metric of every entrant, a metric at a time (most are attribute reads).
     everyone = list(records.values())
@@ -498,13 +516,14 @@ def rank(
     }
     order = list(settings.order)
     # Up to the first metric that looks only at the tied entrants, one sort ranks all:
-    # by those metrics (best first), then by entrant id to fix the order of equals.
+    # by part, then those metrics (best first), then by entrant id to fix the order of
+    # equals.
     split = next((i for i, key in enumerate(order) if METRICS[key].among), len(order))
     signed = [
         [-value for value in columns[key]] if METRICS[key].higher_is_better else columns[key]
         for key in order[:split]
     ]
-    keys = list(zip(*signed, strict=True)) if signed else [()] * len(everyone)
+    keys = list(zip(map(standing_part, everyone), *signed, strict=True))
     ids = [record.entrant_id for record in everyone]
     groups: list[list[Record]] = []
     previous = None
@@ -515,13 +534,18 @@ def rank(
             groups.append([record])
             previous = key
     ordered: list[list[Record]] = []
+    decided: dict[int, dict] = {}
     tied = {r.entrant_id for group in groups if len(group) > 1 for r in group}
     games_of = games_for(tied) if tied and split < len(order) else {}
     for group in groups:
+        if ordered:
+            part = standing_part(group[0])
+            if part != standing_part(ordered[-1][-1]):
+                decided[ordered[-1][-1].entrant_id] = {"apart": APART[part]}
         if len(group) == 1 or split == len(order):
             ordered.append(group)
         else:
-            _rank_group(group, order[split:], values, games_of, ordered)
+            _rank_group(group, order[split:], values, games_of, ordered, decided, order[:split])
     rows: list[StandingRow] = []
     append = rows.append
     for group in ordered:
@@ -529,7 +553,15 @@ def rank(
         tied = len(group) > 1
         for r in group:
             append(
-                StandingRow(place, tied, r.entrant_id, r.withdrawn, r.games, values[r.entrant_id])
+                StandingRow(
+                    place,
+                    tied,
+                    r.entrant_id,
+                    r.withdrawn,
+                    r.games,
+                    values[r.entrant_id],
+                    decided.get(r.entrant_id),
+                )
             )
     return rows
 
@@ -538,14 +570,19 @@ def explain(
     rows: Sequence[StandingRow], order: Sequence[str], following: StandingRow | None = None
 ) -> list[StandingRow]:
     """The rows, each with why it sits above the next (``following`` is the row after the
-    last, if any): level when they share a rank, else the first metric of ``order`` on
-    which they differ."""
+    last, if any): level when they share a rank, the reason ``rank`` gave where it gave
+    one, else the first metric of ``order`` on which they differ."""
     explained = []
     for index, row in enumerate(rows):
         below = rows[index + 1] if index + 1 < len(rows) else following
         reason_data = None
         if below is not None:
-            reason_data = {} if below.rank == row.rank else _reason(row, below, order)
+            if below.rank == row.rank:
+                reason_data = {}
+            elif row.reason_data:
+                reason_data = row.reason_data
+            else:
+                reason_data = _reason(row, below, order)
         explained.append(row._replace(reason_data=reason_data))
     return explained
 
@@ -554,10 +591,14 @@ def _key(metric: Metric, value: float) -> float:
     return -value if metric.higher_is_better else value
 
 
-def _rank_group(group, order, values, games_of, out) -> None:
+def _rank_group(group, order, values, games_of, out, decided, tied_on) -> None:
     """Split ``group`` by the first metric in ``order``, then the rest, recursively.
 
-    ``games_of`` maps an entrant to the games it played.
+    ``games_of`` maps an entrant to the games it played; ``tied_on`` are the metrics the
+    group is level on. Where head to head splits a group, the value it gave each part
+    holds only within that group (it is counted again among those still tied), so the
+    reason for the last of one part sitting above the first of the next is written into
+    ``decided`` here, with the values that decided it.
     """
     if len(group) == 1 or not order:
         if len(group) > 1:
@@ -578,18 +619,32 @@ def _rank_group(group, order, values, games_of, out) -> None:
     for record in group:
         buckets[_key(metric, scores[record.entrant_id])].append(record)
     split = len(buckets) > 1
-    for key in sorted(buckets):
+    ranked = sorted(buckets)
+    for index, key in enumerate(ranked):
         bucket = buckets[key]
         if metric.among is not None and split and len(bucket) > 1:
             # Head to head applies again among those still tied.
-            _rank_group(bucket, order, values, games_of, out)
+            _rank_group(bucket, order, values, games_of, out, decided, tied_on)
         else:
-            _rank_group(bucket, order[1:], values, games_of, out)
+            _rank_group(bucket, order[1:], values, games_of, out, decided, [*tied_on, metric.key])
+        if metric.among is not None and index + 1 < len(ranked):
+            one = scores[bucket[0].entrant_id]
+            two = scores[buckets[ranked[index + 1]][0].entrant_id]
+            decided[out[-1][-1].entrant_id] = {
+                "metric": metric.key,
+                "one": _fmt(one),
+                "two": _fmt(two),
+                "tied": list(tied_on),
+            }
 
 
 REASON_AHEAD = gettext_noop("ahead on {metric} {one} to {two}")
 REASON_TIED_AHEAD = gettext_noop("tied on {tied}, ahead on {metric} {one} to {two}")
 REASON_LEVEL = gettext_noop("level on every tiebreaker")
+REASON_APART = {
+    "not_played": gettext_noop("has played; those below have not played a game yet"),
+    "withdrawn": gettext_noop("still in the event; those below withdrew or were disqualified"),
+}
 
 
 def _reason(row: StandingRow, following: StandingRow, order) -> dict:
@@ -611,6 +666,8 @@ def reason_text(data: dict | None, translate) -> str:
         return ""
     if not data:
         return translate(REASON_LEVEL)
+    if "apart" in data:
+        return translate(REASON_APART[data["apart"]])
     label = translate(METRICS[data["metric"]].label).lower()
     if data.get("tied"):
         tied = ", ".join(translate(METRICS[key].label).lower() for key in data["tied"])

@@ -402,7 +402,13 @@ def snapshot_document(
         + ((marks[row.entrant_id],) if marks.get(row.entrant_id) else ())
         for row in rows
     ]
-    return orjson.dumps({"order": list(order), "metrics": keys, "lines": lines}).decode()
+    # Reasons ``rank`` decided itself (between the parts, by head to head), by entrant:
+    # the values alone cannot tell them again when the document is read.
+    why = {str(row.entrant_id): row.reason_data for row in rows if row.reason_data}
+    document = {"order": list(order), "metrics": keys, "lines": lines}
+    if why:
+        document["why"] = why
+    return orjson.dumps(document).decode()
 
 
 class SnapshotDocument:
@@ -415,6 +421,7 @@ class SnapshotDocument:
         self.order: list[str] = data["order"]
         self._metrics: list[str] = data["metrics"]
         self._lines: list = data["lines"]
+        self._why: dict[str, dict] = data.get("why", {})
 
     def __len__(self) -> int:
         return len(self._lines)
@@ -432,7 +439,8 @@ class SnapshotDocument:
                 withdrawn,
                 games,
                 dict(zip(keys, values, strict=True)),
-                marks=marks[0] if marks else "",
+                self._why.get(str(entrant_id)),
+                marks[0] if marks else "",
             )
             for entrant_id, rank, tied, withdrawn, games, values, *marks in self._lines[start:stop]
         ]

@@ -1,5 +1,6 @@
 """The pure standings: every metric, head to head, byes, withdrawals and the reasons."""
 
+import itertools
 import random
 
 import pytest
@@ -211,3 +212,116 @@ def test_a_reason_shows_a_metric_value_as_the_standings_table_does():
     assert metric_text(227.5) in reason
     stored = {"metric": "point_differential", "one": "227.50", "two": "3", "tied": []}
     assert reason_text(stored, str) == "ahead on point differential 227.5 to 3"
+
+
+def table(game_id, totals: dict, round_number=1):
+    """A Cutthroat table: each entrant's total; equal totals share a placement."""
+    ordered = sorted(totals.values(), reverse=True)
+    best = ordered[0]
+    return GameRow(
+        game_id,
+        round_number,
+        tuple(
+            EntrantResult(entrant, seat, total, ordered.index(total) + 1, total == best)
+            for seat, (entrant, total) in enumerate(totals.items())
+        ),
+    )
+
+
+def reason_agrees(above, below) -> None:
+    """``above``'s reason says why it sits above ``below``, truly and in the right sense."""
+    from tournaments.standings import NOT_PLAYED, PLAYED, WITHDRAWN
+
+    def part(row):
+        if row.withdrawn:
+            return WITHDRAWN
+        return PLAYED if row.games_played else NOT_PLAYED
+
+    data = above.reason_data
+    assert part(above) <= part(below)
+    if below.rank == above.rank:
+        assert data == {}
+        return
+    assert data, (above, below)
+    if "apart" in data:
+        assert part(above) < part(below)
+        return
+    assert part(above) == part(below)
+    metric = METRICS[data["metric"]]
+    one, two = float(data["one"]), float(data["two"])
+    assert (one > two) if metric.higher_is_better else (one < two), above.reason
+    if metric.among is None:
+        assert (one, two) == (
+            float(above.metrics[metric.key]),
+            float(below.metrics[metric.key]),
+        ), above.reason
+    for key in data["tied"]:
+        if METRICS[key].among is None:
+            assert above.metrics[key] == below.metrics[key], above.reason
+
+
+ORDERS = st.permutations(["match_points", "head_to_head", "points_for", "seed"])
+
+
+@given(
+    st.integers(3, 14),
+    st.integers(0, 24),
+    ORDERS,
+    st.sets(st.integers(1, 14), max_size=3),
+    st.randoms(use_true_random=False),
+)
+def test_every_reason_agrees_with_the_order_and_the_tiebreakers_sense(
+    n, count, order, withdrawn, rng
+):
+    games = []
+    for game_id in range(count):
+        seated = rng.sample(range(1, n + 1), rng.choice([2, 3, 4][: n - 1]))
+        games.append(table(game_id, {e: rng.choice([0, 50, 100]) for e in seated}))
+    entrants = [
+        EntrantInfo(i, seed=rng.randint(1, n), withdrawn=i in withdrawn) for i in range(1, n + 1)
+    ]
+    rows = compute_standings(entrants, games, StandingsSettings(order=tuple(order)))
+    for above, below in itertools.pairwise(rows):
+        reason_agrees(above, below)
+
+
+def test_a_head_to_head_split_explains_itself_when_the_upper_part_is_ranked_again():
+    # 1, 2 and 3 are level on a win each; head to head among the three puts 1 and 2 (a
+    # win each over 3) above 3, then again between 1 and 2 (who never met) it is 0 to 0,
+    # and seed orders them. The line of 2 says head to head put it above 3, although
+    # 3's seed is better.
+    games = [
+        two(1, 1, 3, 200, 100),
+        two(2, 2, 3, 200, 100),
+        two(3, 3, 4, 200, 100),
+        two(4, 5, 1, 200, 100),
+        two(5, 5, 2, 200, 100),
+    ]
+    entrants = [
+        EntrantInfo(1, 8),
+        EntrantInfo(2, 10),
+        EntrantInfo(3, 4),
+        EntrantInfo(4, 1),
+        EntrantInfo(5, 2),
+    ]
+    order = ("match_points", "head_to_head", "seed")
+    rows = compute_standings(entrants, games, StandingsSettings(order=order))
+    ids = [row.entrant_id for row in rows]
+    assert ids.index(1) < ids.index(2) < ids.index(3)
+    line = by_id(rows)[2]
+    assert line.reason == "tied on match points, ahead on head to head 1 to 0"
+    for above, below in itertools.pairwise(rows):
+        reason_agrees(above, below)
+
+
+def test_entrants_who_never_played_rank_after_those_who_did_and_the_withdrawn_last():
+    # 1 and 2 lost every game (a negative differential); 3 and 4 were never seated; 5
+    # withdrew after a win.
+    games = [two(1, 6, 1, 200, 0), two(2, 6, 2, 200, 0), two(3, 5, 6, 200, 100)]
+    entrants = [EntrantInfo(i, seed=i, withdrawn=i == 5) for i in range(1, 7)]
+    rows = compute_standings(entrants, games, StandingsSettings())
+    assert [row.entrant_id for row in rows] == [6, 1, 2, 3, 4, 5]
+    assert by_id(rows)[2].reason == "has played; those below have not played a game yet"
+    assert by_id(rows)[4].reason == "still in the event; those below withdrew or were disqualified"
+    for above, below in itertools.pairwise(rows):
+        reason_agrees(above, below)

@@ -122,6 +122,64 @@ def test_a_snapshot_keeps_every_value_and_tells_its_reasons():
     assert top.reason == "tied on seed, ahead on points for 100.5 to 90"
 
 
+def test_the_snapshot_keeps_the_reasons_that_ranking_decided_itself():
+    """A reason decided by head to head within a group, or between the played and the
+    never seated, reads the same from the stored snapshot as when it was ranked, on
+    every page of it."""
+    from tests.tournaments.test_standings import two
+    from tournaments.standings import (
+        EntrantInfo,
+        StandingsSettings,
+        compute_standings,
+        new_records,
+        rank,
+        settle,
+    )
+    from tournaments.standings import add_game as add
+
+    tournament, _ = bulk_event(8, 1)
+    stage = tournament.stages.get()
+    ids = list(tournament.entrants.order_by("seed").values_list("pk", flat=True))
+    a, b, c, d, e = ids[:5]  # the other three were never seated
+    games = [
+        two(1, a, c, 200, 100),
+        two(2, b, c, 200, 100),
+        two(3, c, d, 200, 100),
+        two(4, e, a, 200, 100),
+        two(5, e, b, 200, 100),
+    ]
+    entrants = [
+        EntrantInfo(pk, seed) for pk, seed in zip(ids, [8, 10, 4, 1, 2, 3, 5, 6], strict=True)
+    ]
+    order = ("match_points", "head_to_head", "seed")
+    settings = StandingsSettings(order=order)
+    expected = compute_standings(entrants, games, settings)
+    records = new_records(entrants)
+    for game in games:
+        add(records, game)
+    settle(records, settings, [], 150)
+    document = snapshot_document(
+        rank(
+            records,
+            settings,
+            lambda _: {
+                pk: [g for g in games if pk in {r.entrant_id for r in g.entrants}] for pk in ids
+            },
+        ),
+        order,
+    )
+    _write_snapshots(tournament.pk, timezone.now(), {stage.pk: document})
+    tournament.tiebreak_order = list(order)
+    tournament.save()
+    lines, _ = standing_lines(tournament)
+    assert [line.entrant_id for line in lines] == [row.entrant_id for row in expected]
+    assert [line.reason for line in lines] == [row.reason for row in expected]
+    assert "ahead on head to head 1 to 0" in lines[[x.entrant_id for x in lines].index(b)].reason
+    assert lines[4].reason == "has played; those below have not played a game yet"
+    (only,), _ = standing_lines(tournament, entrant=tournament.entrants.get(pk=b))
+    assert only.reason == "tied on match points, ahead on head to head 1 to 0"
+
+
 def test_a_bye_counts_in_the_standings_once_its_round_is_published(
     django_capture_on_commit_callbacks,
 ):
