@@ -74,8 +74,8 @@ def merge_players(keep: Player, other: Player, *, by) -> Player:
             if player.user_id and not _superuser(by):
                 raise PlayerConflict(
                     say(
-                        "{name} is linked to an account: only its holder may ask for a "
-                        "merge, from their account page.",
+                        "{name} is linked to an account: its holder asks for a merge from "
+                        "the other player's page, and the organizers confirm it.",
                         name=player.display_name,
                     ),
                     "other",

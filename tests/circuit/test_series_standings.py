@@ -1,4 +1,7 @@
-"""Series standings, pure: event placings from stages, points, best N, the tie order."""
+"""Series standings, pure: event placings from stages, points, best N, the tie order; and
+the standings kept after two players are merged."""
+
+import pytest
 
 from circuit.series_standings import Result, StageLine, event_placings, rank_series
 
@@ -50,3 +53,30 @@ def test_ties_go_to_wins_then_best_placing_then_fewer_events():
         (4, 1, False), (2, 2, False), (1, 3, True), (6, 3, True), (5, 5, False),
         (8, 6, False), (9, 7, False),
     ]  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_a_merge_leaves_one_line_holding_every_event_of_the_person(committed):
+    """The player merged away leaves no nameless line; the kept one has both events."""
+    from circuit.services.series import create_next_event, create_series, read_standings
+    from players.identity import merge_players
+    from tests.circuit.test_series import run_event
+    from tests.factories import PlayerFactory, UserFactory
+
+    organizer = UserFactory(username="organizer")
+    series = create_series(
+        by=organizer, name="Friday", ruleset_key="cutthroat", table_size=4,
+        stage_settings={"rounds": 1}, series_points=POINTS,
+    )  # fmt: skip
+    first, second = (create_next_event(series, by=organizer) for _ in range(2))
+    ana, beto, carmen, dario, twin = (PlayerFactory() for _ in range(5))
+    run_event(first, organizer, [ana, beto, carmen, dario], committed, seed=1)
+    run_event(second, organizer, [twin, beto, carmen, dario], committed, seed=2)
+    assert len(read_standings(series)["lines"]) == 5
+
+    with committed():
+        merge_players(ana, twin, by=organizer)
+    lines = read_standings(series)["lines"]
+    assert len(lines) == 4 and all(line["name"] for line in lines)
+    [line] = [line for line in lines if line["player_id"] == ana.pk]
+    assert [r["event"] for r in line["results"]] == [1, 2]

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from players import registration
-from players.models import Application
+from players.models import Application, ClaimCode, IdentityAct, PlayerMerge
 from tests.factories import SuperuserFactory, UserFactory, client_for
 from tests.players.conftest import event
 from tests.test_pages import make_event
@@ -17,6 +17,9 @@ from tournaments import services
 from tournaments.models import Entrant
 
 pytestmark = pytest.mark.django_db
+
+# An event of mallory's own, as anyone signed in may make.
+MINE = {"name": "Mallory Open", "slug": "mal", "ruleset": "cutthroat", "table_size": 4}
 
 
 def test_search_and_a_players_events_with_placing_and_games(organizer):
@@ -206,3 +209,111 @@ def test_partners_and_approval_through_the_api(organizer):
         "/api/v1/tournaments/parejas/applications/", {}
     )
     assert no_partner.status_code == 400 and "partner" in no_partner.json()["errors"]
+
+
+# --- one player identity, owned by the person ------------------------------------------
+
+
+def test_a_known_name_in_your_own_event_gives_no_claim_code_nor_a_link(organizer):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana Rivera")
+    ana = Player.objects.get()
+    mallory = UserFactory(username="mallory")
+    api = client_for(mallory)
+    assert api.post("/api/v1/tournaments/", MINE, format="json").status_code == 201
+    made = api.post("/api/v1/tournaments/mal/entrants/", {"name": "Ana Rivera"}, format="json")
+    assert made.status_code == 201 and made.json()[0]["player"] == ana.pk
+    refused = api.post(f"/api/v1/players/{ana.pk}/claim-code/")
+    assert refused.status_code == 403 and "every event" in refused.json()["detail"]
+    assert not ClaimCode.objects.exists() and not IdentityAct.objects.exists()
+    assert api.post("/api/v1/account/claim/", {"code": "ABCDEFGHJK"}).status_code == 400
+    ana.refresh_from_db()
+    assert ana.user is None
+
+
+def test_an_entrant_body_cannot_attach_another_players_number(organizer):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana Rivera")
+    ana = Player.objects.get()
+    api = client_for(UserFactory(username="mallory"))
+    api.post("/api/v1/tournaments/", MINE, format="json")
+    for choice in ({"player": ana.pk}, {"token": "forged"}):
+        body = {"name": "zz", "players": [{"name": "zz", **choice}]}
+        refused = api.post("/api/v1/tournaments/mal/entrants/", body, format="json")
+        assert refused.status_code == 400, refused.json()
+        assert "players" in refused.json()["errors"]
+    assert not Entrant.objects.filter(tournament__slug="mal").exists()
+    assert Player.objects.count() == 1 and ana.entries.count() == 1
+
+
+def test_a_linked_player_is_not_merged_into_a_puppet(organizer):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana Rivera")
+    ana = Player.objects.get()
+    code = client_for(organizer).post(f"/api/v1/players/{ana.pk}/claim-code/").json()["code"]
+    person = UserFactory(username="ana")
+    assert client_for(person).post("/api/v1/account/claim/", {"code": code}).status_code == 200
+    api = client_for(UserFactory(username="mallory"))
+    api.post("/api/v1/tournaments/", MINE, format="json")
+    api.post("/api/v1/tournaments/mal/entrants/", {"name": "Puppet"}, format="json")
+    puppet = Player.objects.get(display_name="Puppet")
+    for keep, other in ((puppet, ana), (ana, puppet)):
+        refused = api.post(f"/api/v1/players/{keep.pk}/merge/", {"other": other.pk})
+        assert refused.status_code == 403
+    # Not even the organizer of all Ana's events: she is her account's.
+    by_organizer = client_for(organizer).post(
+        f"/api/v1/players/{ana.pk}/merge/", {"other": puppet.pk}
+    )
+    assert by_organizer.status_code == 403
+    assert Player.objects.count() == 2 and not PlayerMerge.objects.exists()
+    assert Entrant.objects.get(tournament__slug="one").player == ana
+    assert client_for(None).get(f"/api/v1/players/{ana.pk}/").status_code == 200
+
+
+def test_an_account_holder_asks_for_a_merge_and_the_organizers_confirm(organizer):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana Rivera")
+    ana = Player.objects.get()
+    code = client_for(organizer).post(f"/api/v1/players/{ana.pk}/claim-code/").json()["code"]
+    person = UserFactory(username="ana")
+    client_for(person).post("/api/v1/account/claim/", {"code": code})
+    other_org = UserFactory(username="other-org")
+    services.register_entrants(
+        event(other_org, slug="two"), by=other_org, text="Ana Riviera",
+        choices={"ana riviera|": 0},
+    )  # fmt: skip
+    old = Player.objects.get(display_name="Ana Riviera")
+
+    mine = client_for(person)
+    asked = mine.post("/api/v1/merge-requests/", {"other": old.pk})
+    assert asked.status_code == 201 and asked.json()["status"] == "open"
+    assert asked.json()["may_confirm"] is False
+    pk = asked.json()["id"]
+    assert mine.post(f"/api/v1/merge-requests/{pk}/confirm/").status_code == 403
+    assert client_for(organizer).post(f"/api/v1/merge-requests/{pk}/confirm/").status_code == 404
+    waiting = client_for(other_org).get("/api/v1/merge-requests/").json()["results"]
+    assert [(r["id"], r["may_confirm"]) for r in waiting] == [(pk, True)]
+    done = client_for(other_org).post(f"/api/v1/merge-requests/{pk}/confirm/")
+    assert done.status_code == 200 and done.json()["status"] == "done"
+    assert not Player.objects.filter(pk=old.pk).exists() and ana.entries.count() == 2
+
+    acts = mine.get("/api/v1/account/identity/").json()["results"]
+    assert [a["kind"] for a in acts] == [
+        "merge", "merge_confirm", "merge_request", "claim", "claim_code",
+    ]  # fmt: skip
+    assert acts[0]["by"] == "other-org" and acts[0]["other_name"] == "Ana Riviera"
+    assert client_for(UserFactory()).get("/api/v1/account/identity/").json()["results"] == []
+    assert client_for(None).get("/api/v1/account/identity/").status_code == 401
+    unlinked = mine.post("/api/v1/account/unlink/")
+    assert unlinked.status_code == 200 and unlinked.json()["linked"] is False
+
+
+def test_the_organizer_of_every_event_gives_a_code_once_and_the_person_claims(organizer):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana Rivera")
+    services.register_entrant(event(organizer, slug="two"), by=organizer, name="Ana Rivera")
+    ana = Player.objects.get()
+    issued = client_for(organizer).post(f"/api/v1/players/{ana.pk}/claim-code/")
+    assert issued.status_code == 201
+    code = issued.json()["code"]
+    assert code not in str(client_for(organizer).get(f"/api/v1/players/{ana.pk}/").content)
+    person = UserFactory(username="ana")
+    assert client_for(person).post("/api/v1/account/claim/", {"code": code}).status_code == 200
+    # Linked now: the organizer looks after her no more.
+    again = client_for(organizer).post(f"/api/v1/players/{ana.pk}/claim-code/")
+    assert again.status_code == 403

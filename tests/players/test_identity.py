@@ -8,9 +8,9 @@ from django.test import override_settings
 
 from accounts.models import Player
 from accounts.players import NEW, PlayerChoiceNeeded, choice_key, look_up, name_key, split_club
-from domain.errors import TooMany
-from players import identity
-from players.models import ClaimCode, PlayerMerge
+from domain.errors import Conflict, TooMany, UserError
+from players import identity, selectors
+from players.models import ClaimCode, IdentityAct, MergeRequest, PlayerMerge
 from tests.factories import SuperuserFactory, UserFactory
 from tests.players.conftest import event
 from tests.test_pages import make_event
@@ -172,3 +172,135 @@ def test_a_stranger_cannot_issue_a_claim_code(organizer, tournament):
     services.register_entrants(tournament, by=organizer, text="Ana Rivera")
     with pytest.raises(PermissionDenied):
         identity.issue_claim_code(Player.objects.get(), by=UserFactory())
+
+
+# --- one player identity, owned by the person ------------------------------------------
+
+
+def linked(name: str, organizer, *, slug: str, username: str):
+    """A player entered in ``organizer``'s event and claimed by an account of theirs."""
+    services.register_entrants(event(organizer, slug=slug), by=organizer, text=name)
+    player = Player.objects.get(display_name=name)
+    person = UserFactory(username=username)
+    identity.claim_player(identity.issue_claim_code(player, by=organizer).code, by=person)
+    player.refresh_from_db()
+    return player, person
+
+
+def test_entering_a_known_player_in_your_own_event_gives_no_hold_over_them(organizer):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana Rivera")
+    ana = Player.objects.get()
+    mallory = UserFactory(username="mallory")
+    services.register_entrants(event(mallory, slug="mal"), by=mallory, text="Ana Rivera")
+    assert ana.entries.count() == 2  # the same name is the same player
+    with pytest.raises(PermissionDenied):
+        identity.issue_claim_code(ana, by=mallory)
+    assert not ClaimCode.objects.exists() and not IdentityAct.objects.exists()
+    # Alone in one's own events, an unlinked player is one's to look after.
+    services.register_entrants(event(mallory, slug="mal2"), by=mallory, text="Zz Puppet")
+    assert identity.issue_claim_code(Player.objects.get(display_name="Zz Puppet"), by=mallory)
+
+
+def test_a_players_number_chooses_nobody(organizer, tournament):
+    services.register_entrants(tournament, by=organizer, text="Ana Rivera")
+    ana = Player.objects.get()
+    mallory = UserFactory(username="mallory")
+    mine = event(mallory, slug="mal")
+    for choice in (ana.pk, str(ana.pk), "not-a-token"):
+        with pytest.raises(UserError):
+            services.register_entrant(mine, by=mallory, name="zz", choices={"zz|": choice})
+    assert not mine.entrants.exists() and Player.objects.count() == 1
+
+
+def test_a_candidate_token_chooses_only_for_its_name_event_and_organizer(organizer, monkeypatch):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="José Pérez")
+    second, third = event(organizer, slug="two"), event(organizer, slug="three")
+    with pytest.raises(PlayerChoiceNeeded) as refused:
+        services.register_entrant(second, by=organizer, name="Jose Peres")
+    token = refused.value.body(str)["choices"][0]["candidates"][0]["token"]
+    key = choice_key("Jose Peres")
+    with pytest.raises(UserError):  # offered for another event
+        services.register_entrant(third, by=organizer, name="Jose Peres", choices={key: token})
+    with pytest.raises(UserError):  # offered to another organizer
+        services.register_entrant(
+            second, by=SuperuserFactory(), name="Jose Peres", choices={key: token}
+        )
+    with pytest.raises(UserError):  # offered for another name
+        services.register_entrant(
+            second, by=organizer, name="Jose Perez", choices={choice_key("Jose Perez"): token}
+        )
+    monkeypatch.setattr("accounts.players.CANDIDATE_MAX_AGE", -1)
+    with pytest.raises(Conflict):  # too old
+        services.register_entrant(second, by=organizer, name="Jose Peres", choices={key: token})
+    assert not second.entrants.exists() and not third.entrants.exists()
+
+
+def test_a_linked_player_is_merged_only_when_its_holder_asks(organizer):
+    ana, person = linked("Ana Rivera", organizer, slug="one", username="ana")
+    services.register_entrants(
+        event(organizer, slug="two"), by=organizer, text="Ana Riviera",
+        choices={"ana riviera|": NEW},
+    )  # fmt: skip
+    other = Player.objects.get(display_name="Ana Riviera")
+    for keep, gone in ((ana, other), (other, ana)):
+        with pytest.raises((PermissionDenied, identity.PlayerConflict)):
+            identity.merge_players(keep, gone, by=organizer)
+    with pytest.raises(identity.PlayerConflict):  # nor does the holder by themselves
+        identity.merge_players(ana, other, by=person)
+    assert Player.objects.count() == 2 and not PlayerMerge.objects.exists()
+
+    asked = identity.request_merge(other, by=person)
+    assert identity.request_merge(other, by=person) == asked  # asked once
+    with pytest.raises(PermissionDenied):
+        identity.confirm_merge(asked, by=UserFactory())
+    done = identity.confirm_merge(asked, by=organizer)
+    assert done.status == MergeRequest.Status.DONE
+    assert not Player.objects.filter(pk=other.pk).exists() and ana.entries.count() == 2
+    kinds = list(selectors.identity_acts(person).values_list("kind", flat=True))
+    assert kinds == ["merge", "merge_confirm", "merge_request", "claim", "claim_code"]
+
+
+def test_a_merge_asked_for_waits_for_the_organizers_of_every_event(organizer):
+    ana, person = linked("Ana Rivera", organizer, slug="one", username="ana")
+    second, third = UserFactory(username="second"), UserFactory(username="third")
+    services.register_entrants(
+        event(second, slug="two"), by=second, text="Ana Riviera", choices={"ana riviera|": NEW}
+    )
+    other = Player.objects.get(display_name="Ana Riviera")
+    services.register_entrant(event(third, slug="three"), by=third, name="Ana Riviera")
+    assert other.entries.count() == 2
+    asked = identity.request_merge(other, by=person)
+    with pytest.raises(PermissionDenied):  # Ana's own events are not the ones that move
+        identity.confirm_merge(asked, by=organizer)
+    assert identity.confirm_merge(asked, by=second).status == MergeRequest.Status.OPEN
+    with pytest.raises(PermissionDenied):  # second has confirmed all theirs
+        identity.confirm_merge(asked, by=second)
+    assert Player.objects.filter(pk=other.pk).exists()
+    assert identity.confirm_merge(asked, by=third).status == MergeRequest.Status.DONE
+    assert ana.entries.count() == 3
+
+
+def test_organizers_merge_only_players_of_their_own_events_alone(organizer):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana Rivera")
+    services.register_entrants(
+        event(organizer, slug="two"), by=organizer, text="Ana Riviera",
+        choices={"ana riviera|": NEW},
+    )  # fmt: skip
+    ana, other = Player.objects.order_by("pk")
+    mallory = UserFactory(username="mallory")
+    services.register_entrant(event(mallory, slug="mal"), by=mallory, name="Ana Riviera")
+    with pytest.raises(PermissionDenied):  # other played in mallory's event too
+        identity.merge_players(ana, other, by=organizer)
+    with pytest.raises(PermissionDenied):
+        identity.merge_players(other, ana, by=mallory)
+    assert Player.objects.count() == 2
+
+
+def test_an_account_holder_unlinks_themselves_and_it_is_recorded(organizer):
+    ana, person = linked("Ana Rivera", organizer, slug="one", username="ana")
+    with pytest.raises(PermissionDenied):
+        identity.unlink_player(ana, by=organizer)
+    identity.unlink_player(ana, by=person)
+    ana.refresh_from_db()
+    assert ana.user is None
+    assert IdentityAct.objects.filter(kind="unlink", account=person, by=person).exists()

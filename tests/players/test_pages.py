@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from players import identity, registration
-from players.models import Application, ClaimCode
+from players.models import Application, ClaimCode, MergeRequest
 from tests.factories import SuperuserFactory, UserFactory
 from tests.players.conftest import event
 from tests.test_pages import make_event
@@ -210,3 +210,59 @@ def test_the_paste_preview_lets_the_organizer_choose(organizer):
     assert "Registered 2 entrants." in done.content.decode()
     assert Player.objects.count() == 2
     assert signed_in(UserFactory()).post("/t/two/manage/paste/", {"text": "A"}).status_code == 403
+
+
+# --- one player identity, owned by the person ------------------------------------------
+
+
+def test_an_organizer_of_one_of_their_events_cannot_look_after_a_player(organizer):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana Rivera")
+    ana = Player.objects.get()
+    mallory = UserFactory(username="mallory")
+    services.register_entrants(event(mallory, slug="mal"), by=mallory, text="Ana Rivera\nPuppet")
+    puppet = Player.objects.get(display_name="Puppet")
+    client = signed_in(mallory)
+    assert "For organizers" not in client.get(f"/players/{ana.pk}/").content.decode()
+    assert client.post(f"/players/{ana.pk}/claim-code/").status_code == 403
+    assert client.post(f"/players/{ana.pk}/merge/", {"other": puppet.pk}).status_code == 403
+    refused = client.post(f"/players/{puppet.pk}/merge/", {"other": ana.pk}, follow=True)
+    assert "every event an unlinked player entered" in refused.content.decode()
+    assert Player.objects.count() == 2 and not ClaimCode.objects.exists()
+
+
+def test_a_merge_asked_from_the_player_page_is_confirmed_from_the_account_page(organizer):
+    services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana Rivera")
+    ana = Player.objects.get()
+    person = UserFactory(username="ana")
+    identity.claim_player(identity.issue_claim_code(ana, by=organizer).code, by=person)
+    other_org = UserFactory(username="other-org")
+    services.register_entrants(
+        event(other_org, slug="two"), by=other_org, text="Ana Riviera",
+        choices={"ana riviera|": 0},
+    )  # fmt: skip
+    old = Player.objects.get(display_name="Ana Riviera")
+    mine = signed_in(person)
+    page = mine.get(f"/players/{old.pk}/").content.decode()
+    assert "Is this you too?" in page and "For organizers" not in page
+    asked = mine.post(f"/players/{old.pk}/ask-merge/", follow=True).content.decode()
+    assert "Asked: Ana Riviera becomes one player with yours" in asked
+    assert "Ana Riviera into Ana Rivera" in asked and "Confirm the merge" not in asked
+    theirs = signed_in(other_org)
+    account = theirs.get("/accounts/").content.decode()
+    assert "Confirm the merge" in account and "asked by ana" in account
+    request_pk = MergeRequest.objects.get().pk
+    assert (
+        signed_in(organizer).post(f"/players/merge-requests/{request_pk}/confirm/").status_code
+        == 404
+    )
+    done = theirs.post(f"/players/merge-requests/{request_pk}/confirm/", follow=True)
+    assert "Ana Riviera is now one player with Ana Rivera." in done.content.decode()
+    assert mine.get(f"/players/{old.pk}/").url == f"/players/{ana.pk}/"
+    record = mine.get("/accounts/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Who did what to your player" in record
+    for kind in ("Players merged", "Merge confirmed", "Merge asked for", "Claim code given"):
+        assert kind in record
+    assert "by other-org" in record and "by org" in record
+    assert "Who did what" not in signed_in(UserFactory()).get("/accounts/").content.decode()
+    unlinked = mine.post("/players/unlink/", follow=True).content.decode()
+    assert "no longer Ana Rivera" in unlinked
