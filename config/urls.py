@@ -2,11 +2,11 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from accounts.views import account, choose_language, unsubscribe
-from config.api import api_root
+from config.api import api_root, page_not_found
 from config.health import health
 from tournaments.role_views import leave_role
 
@@ -34,6 +34,9 @@ urlpatterns = [
     path("", include("scoring.urls")),
     path("", include("players.urls")),
     path("", include("tournaments.urls")),
+    # Any other API path is a JSON 404, also with DEBUG on (whose own 404 is a page). Only
+    # paths ending in "/": one without it is first moved to it (APPEND_SLASH).
+    re_path(r"^api/(?:.*/)?$", page_not_found, {"exception": None}),
 ]
 
 handler400 = "config.api.bad_request"

@@ -44,6 +44,26 @@ def test_unknown_api_path_is_json_404(client):
     assert response.status_code == 404
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.parametrize(
+    "url", ["/api/v1/ratings/", "/api/v1/ratings/x/y/", "/api/nothing/", "/api/", "/api/v2/"]
+)
+def test_every_unknown_api_path_answers_a_json_404(client, settings, debug, url):
+    # Also with DEBUG on, where Django would otherwise show its own HTML page.
+    settings.DEBUG = debug
+    response = client.get(url, HTTP_ACCEPT_LANGUAGE="es")
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["detail"] == "No encontrado."
+
+
+@pytest.mark.django_db
+def test_an_api_path_without_its_slash_still_moves_to_it(client):
+    response = client.get("/api/v1/games")
+    assert response.status_code == 301 and response["Location"] == "/api/v1/games/"
+
+
 def test_schema_generates_without_warnings():
     import subprocess
     import sys
