@@ -36,7 +36,7 @@ urlpatterns = [
     path("", include("tournaments.urls")),
     # Any other API path is a JSON 404, also with DEBUG on (whose own 404 is a page). Only
     # paths ending in "/": one without it is first moved to it (APPEND_SLASH).
-    re_path(r"^api/(?:.*/)?$", page_not_found, {"exception": None}),
+    re_path(r"^api/(?:.*/)?$", page_not_found, {"exception": None}, name="api-not-found"),
 ]
 
 handler400 = "config.api.bad_request"
