@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max, Q
+from django.utils.translation import gettext_noop
 
 from accounts.permissions import allowed, require
 from accounts.services import HOUR, spend_hourly
@@ -30,7 +31,7 @@ from tournaments.services.common import (
 
 # One answer for a name nobody has and for an account that cannot be invited, so that an
 # invitation form does not tell which usernames exist.
-NO_ONE_TO_INVITE = "No user by that name can be invited."
+NO_ONE_TO_INVITE = gettext_noop("No user by that name can be invited.")
 
 
 def invitable_user(username) -> Any:
