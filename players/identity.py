@@ -25,6 +25,7 @@ from players.models import ClaimCode, IdentityAct, MergeRequest, PlayerMerge
 from players.permissions import entries_of, events_of
 from players.signals import player_merging
 from tournaments.models import Staff
+from tournaments.permissions import refuse_event_account
 
 # Letters and digits nobody misreads on a phone (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -299,6 +300,7 @@ def claim_player(code: str, *, by) -> Player:
 
     After ``CLAIM_CODE_TRIES`` wrong codes within an hour, the account's claims are
     refused, right code or not, until the hour is over."""
+    refuse_event_account(by, "code")
     code = normalize_code(code)
     if not code or len(code) > 16:
         raise PlayerError(say("Give the claim code the organizer gave you."), "code")

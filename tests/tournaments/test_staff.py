@@ -439,3 +439,16 @@ def test_an_event_account_is_told_what_it_is_on_its_account_page(client, organiz
     client.force_login(mesa)
     page = client.get("/accounts/").content.decode()
     assert "This account was created by Copa Capicú for its referees" in page
+
+
+def test_an_event_account_cannot_claim_a_player(organizer, private_event):
+    from players.identity import issue_claim_code
+
+    tournament, match = private_event
+    player = match.seats.first().entrant.player
+    code = issue_claim_code(player, by=organizer).code
+    mesa, _ = services.create_referee(tournament, by=organizer, username="mesa9")
+    refused = client_for(mesa).post("/api/v1/account/claim/", {"code": code}, format="json")
+    assert refused.status_code == 409 and "referees that event only" in refused.json()["detail"]
+    player.refresh_from_db()
+    assert player.user_id is None
