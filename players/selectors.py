@@ -73,6 +73,8 @@ def event_lines(entrants: list[Entrant]) -> list[EventLine]:
             previous = placed.get(entrant.pk)
             if previous is None or previous[0] < snapshot.stage.order:
                 row = document.rows(index, index + 1)[0]
+                if not row.games_played:
+                    continue  # no placing before a game of theirs counts
                 placed[entrant.pk] = (
                     snapshot.stage.order,
                     row.rank,
