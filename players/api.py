@@ -112,7 +112,7 @@ class MergeAskSerializer(serializers.Serializer):
     )
 
 
-class MergeRequestSerializer(serializers.ModelSerializer):
+class AskedMergeSerializer(serializers.ModelSerializer):
     keep = serializers.IntegerField(source="keep_id")
     keep_name = serializers.CharField(source="keep.display_name")
     other = serializers.IntegerField(source="other_id", allow_null=True)
@@ -400,7 +400,7 @@ class MergeRequestListView(APIView):
 
     pagination_class = Pages
 
-    @extend_schema(responses=MergeRequestSerializer(many=True))
+    @extend_schema(responses=AskedMergeSerializer(many=True))
     def get(self, request):
         _signed_in(request)
         context = {"user": request.user}
@@ -408,10 +408,10 @@ class MergeRequestListView(APIView):
             self,
             request,
             selectors.merge_requests(request.user).order_by("-created_at", "-pk"),
-            lambda page: MergeRequestSerializer(page, many=True, context=context).data,
+            lambda page: AskedMergeSerializer(page, many=True, context=context).data,
         )
 
-    @extend_schema(request=MergeAskSerializer, responses={201: MergeRequestSerializer})
+    @extend_schema(request=MergeAskSerializer, responses={201: AskedMergeSerializer})
     def post(self, request):
         _signed_in(request)
 
@@ -422,7 +422,7 @@ class MergeRequestListView(APIView):
             if other is None:
                 raise identity.PlayerError(gettext("There is no such player."), "other")
             asked = identity.request_merge(other, by=request.user)
-            data = MergeRequestSerializer(asked, context={"user": request.user}).data
+            data = AskedMergeSerializer(asked, context={"user": request.user}).data
             return Response(data, status=201)
 
         return run_once(request, ask)
@@ -432,7 +432,7 @@ class MergeConfirmView(APIView):
     """Confirm a merge asked for: a superuser merges at once; an organizer confirms for
     the other player's events they organize, and the merge is done once all are."""
 
-    @extend_schema(request=None, responses=MergeRequestSerializer)
+    @extend_schema(request=None, responses=AskedMergeSerializer)
     def post(self, request, pk: int):
         _signed_in(request)
         asked = selectors.merge_requests(request.user).filter(pk=pk).first()
@@ -441,7 +441,7 @@ class MergeConfirmView(APIView):
 
         def confirm():
             done = identity.confirm_merge(asked, by=request.user)
-            return Response(MergeRequestSerializer(done, context={"user": request.user}).data)
+            return Response(AskedMergeSerializer(done, context={"user": request.user}).data)
 
         return run_once(request, confirm)
 

@@ -319,8 +319,8 @@ def claim_player(code: str, *, by) -> Player:
         if Player.objects.filter(user=by).exclude(pk=player.pk).exists():
             raise PlayerConflict(
                 say(
-                    "Your account is already linked to a player; ask from your account page "
-                    "for the two to be merged."
+                    "Your account is already linked to a player; ask from the other player's "
+                    "page for the two to be merged."
                 ),
                 "code",
             )
