@@ -7,12 +7,14 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN = Path(sys.executable).with_name("gunicorn")
+UVICORN = Path(sys.executable).with_name("uvicorn")
 
 pytestmark = [
     pytest.mark.gunicorn,
@@ -26,10 +28,9 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture
-def production(tmp_path):
-    """The README's production steps (migrate, collectstatic, gunicorn) on a scratch
-    database and static folder; yields the server's base URL."""
+def prepared(folder: Path, **extra: str) -> dict[str, str]:
+    """The README's production environment on a scratch database and static folder in
+    ``folder``, migrated and collected: the environment to start a server with."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -40,28 +41,42 @@ def production(tmp_path):
         SECRET_KEY="gunicorn-test-" + "k" * 50,
         ALLOWED_HOSTS="127.0.0.1",
         SECURE_SSL_REDIRECT="0",
-        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        STATIC_ROOT=str(tmp_path / "static"),
+        DATABASE_URL=f"sqlite:///{folder / 'db.sqlite3'}",
+        STATIC_ROOT=str(folder / "static"),
+        **extra,
     )
     for step in (["migrate", "--noinput"], ["collectstatic", "--noinput"]):
-        done = subprocess.run(
-            [sys.executable, "manage.py", *step],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-    port = free_port()
-    log = open(tmp_path / "gunicorn.log", "w")  # noqa: SIM115 - closed below
-    server = subprocess.Popen(
-        [str(GUNICORN), "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+        manage(env, *step)
+    return env
+
+
+def manage(env: dict[str, str], *args: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
         cwd=ROOT,
         env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def readme_uvicorn(port: int) -> list[str]:
+    """The README's uvicorn command (its options as documented), on ``port``."""
+    readme = (ROOT / "README.md").read_text()
+    found = re.search(r"^\.venv/bin/uvicorn (.+?)(?:#.*)?$\n(.+?)(?:#.*)?$", readme, re.M)
+    words = (found.group(1).rstrip(" \\") + " " + found.group(2)).split()
+    words[words.index("--port") + 1] = str(port)
+    return [str(UVICORN), *words]
+
+
+@contextmanager
+def serving(command: list[str], port: int, env: dict[str, str], log_path: Path):
+    """A server started with ``command`` (listening on ``port``) until the block ends: its
+    base URL, once its health check answers."""
+    log = open(log_path, "w")  # noqa: SIM115 - closed below
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(100):
@@ -69,13 +84,26 @@ def production(tmp_path):
                 urllib.request.urlopen(f"{base}/health/", timeout=2)
                 break
             except OSError:
-                assert server.poll() is None, (tmp_path / "gunicorn.log").read_text()
+                assert server.poll() is None, log_path.read_text()
                 time.sleep(0.2)
         yield base
     finally:
         server.terminate()
         server.wait(timeout=20)
         log.close()
+
+
+def gunicorn(port: int) -> list[str]:
+    return [str(GUNICORN), "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"]
+
+
+@pytest.fixture
+def production(tmp_path):
+    """The README's production steps (migrate, collectstatic, gunicorn) on a scratch
+    database and static folder; yields the server's base URL."""
+    env, port = prepared(tmp_path), free_port()
+    with serving(gunicorn(port), port, env, tmp_path / "gunicorn.log") as base:
+        yield base
 
 
 def fetch(url: str):

@@ -1,11 +1,17 @@
 """Repeated wrong passwords lock a login out (django-axes), with a page that says why."""
 
+import http.client
+import re
+from http.cookies import SimpleCookie
+from urllib.parse import urlencode, urlsplit
+
 import pytest
 from django.core.management import call_command
 from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests import test_wsgi
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -110,3 +116,69 @@ def test_api_tokens_keep_working_for_a_locked_out_account(ana):
     response = api.get("/api/v1/games/")
     assert response.status_code == 200
     assert response.wsgi_request.user == ana
+
+
+# --- under the production servers ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def production_env(tmp_path_factory):
+    """The README's production environment, migrated once for the servers below, with
+    the lock-out after three wrong passwords."""
+    return test_wsgi.prepared(tmp_path_factory.mktemp("lockout"), AXES_FAILURE_LIMIT="3")
+
+
+class Browser:
+    """A visitor of a running server, keeping its cookies by hand (the production
+    cookies are Secure, and the test speaks plain HTTP)."""
+
+    def __init__(self, base: str):
+        self.address = urlsplit(base).netloc
+        self.cookies: dict[str, str] = {}
+
+    def request(self, method: str, path: str, body: str = "", headers=None):
+        sent = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+        if body:
+            sent["Content-Type"] = "application/x-www-form-urlencoded"
+        connection = http.client.HTTPConnection(self.address, timeout=20)
+        try:
+            connection.request(method, path, body=body, headers={**sent, **(headers or {})})
+            response = connection.getresponse()
+            page = response.read().decode()
+        finally:
+            connection.close()
+        for value in response.headers.get_all("Set-Cookie") or []:
+            for name, morsel in SimpleCookie(value).items():
+                self.cookies[name] = morsel.value
+        return response.status, page
+
+    def log_in(self, username: str, password: str, forwarded: str) -> int:
+        """The login form sent as a browser would, claiming to forward ``forwarded``."""
+        _, form = self.request("GET", "/accounts/login/")
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
+        fields = {"username": username, "password": password, "csrfmiddlewaretoken": token}
+        status, _ = self.request(
+            "POST", "/accounts/login/", urlencode(fields), {"X-Forwarded-For": forwarded}
+        )
+        return status
+
+
+@pytest.mark.gunicorn
+@pytest.mark.parametrize("server", ["gunicorn", "uvicorn"])
+def test_the_lock_out_holds_under_each_production_server_whatever_is_forwarded(
+    production_env, tmp_path, server
+):
+    username = f"ana-{server}"
+    test_wsgi.manage(
+        {**production_env, "DJANGO_SUPERUSER_PASSWORD": PASSWORD},
+        *("createsuperuser", "--noinput", "--username", username, "--email", "a@example.org"),
+    )
+    port = test_wsgi.free_port()
+    command = test_wsgi.gunicorn(port) if server == "gunicorn" else test_wsgi.readme_uvicorn(port)
+    with test_wsgi.serving(command, port, production_env, tmp_path / "server.log") as base:
+        # Each wrong password claims another address: with no proxy in front (NUM_PROXIES
+        # 0) the claims count for nothing, and the three failures share one address.
+        tries = [Browser(base).log_in(username, "guess", forwarded=f"10.0.0.{n}") for n in range(3)]
+        assert tries == [200, 200, 429]
+        assert Browser(base).log_in(username, PASSWORD, forwarded="10.0.0.99") == 429
+        assert Browser(base).log_in(username, PASSWORD, forwarded="") == 429
