@@ -5,6 +5,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core import mail
 from django.utils import timezone
 
@@ -59,7 +60,9 @@ def test_a_player_registers_checks_in_and_sees_their_table(live_server, browser,
     page.get_by_role("heading", name="Round 1: table 1").wait_for()
     seats = page.locator(".my-table .seats").inner_text()
     assert "Ana Rivera" in seats and "Beto" in seats
-    assert any(m.to == ["ana@example.org"] and "table 1" in m.subject for m in mail.outbox)
+    told = [m for m in mail.outbox if m.to == ["ana@example.org"]]
+    assert [m.subject for m in told] == ["capicu: your table is published"]
+    assert "you play at table 1" in told[0].body
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "e2e-table-phone.png"), full_page=True)
     shot(page, "player-table-phone")
@@ -69,4 +72,20 @@ def test_a_player_registers_checks_in_and_sees_their_table(live_server, browser,
     assert (
         "Viernes Cut-Throat" in page.locator("section[aria-labelledby=player-title]").inner_text()
     )
+    page.get_by_text("Emails are on.").wait_for()
+
+    # The email's one-click link, opened signed out: it asks first, then unsubscribes.
+    link = told[0].extra_headers["List-Unsubscribe"].strip("<>")
+    assert link in told[0].body
+    stranger = browser.new_context(viewport=PHONE).new_page()
+    stranger.goto(live_server.url + link.removeprefix(settings.SITE_URL.rstrip("/")))
+    stranger.get_by_text("Stop every email from capicu to this account?").wait_for()
+    check_accessibility(stranger)
+    stranger.get_by_role("button", name="Unsubscribe").click()
+    stranger.get_by_text("capicu will not email you any more").wait_for()
+    stranger.context.close()
+    page.reload()
+    page.get_by_text("Emails are off: capicu sends you none.").wait_for()
+    page.get_by_role("button", name="Turn emails on").click()
+    page.get_by_text("Emails are on.").wait_for()
     context.close()
