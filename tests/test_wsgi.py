@@ -124,3 +124,28 @@ def test_gunicorn_serves_pages_static_files_and_the_health_check(production):
     assert headers["Content-Type"].startswith("text/css")
     assert "immutable" in headers["Cache-Control"]
     assert css.strip()
+
+
+@pytest.mark.parametrize(
+    ("behind_proxy", "believed"), [("", "None"), ("1", "('HTTP_X_FORWARDED_PROTO', 'https')")]
+)
+def test_x_forwarded_proto_is_believed_only_behind_a_proxy(behind_proxy, believed):
+    """Anyone can send ``X-Forwarded-Proto: https``: production trusts it only where
+    BEHIND_PROXY says a proxy in front sets it."""
+    code = "from django.conf import settings; print(settings.SECURE_PROXY_SSL_HEADER)"
+    env = {key: value for key, value in os.environ.items() if key != "BEHIND_PROXY"}
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DEBUG="0",
+        SECRET_KEY="proxy-test-" + "k" * 50,
+        BEHIND_PROXY=behind_proxy,
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup(); {code}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.strip() == believed, done.stderr

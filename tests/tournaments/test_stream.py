@@ -4,11 +4,12 @@ would answer, keeps the connection alive with comments and ends so the page reco
 import asyncio
 import gzip
 import re
+import secrets
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.test import AsyncClient, override_settings
+from django.test import AsyncClient, Client, override_settings
 
 from tests.tournaments import test_live
 from tests.tournaments.test_live import HTMX, bare, live_url_in, one_hand, poll_url, tables
@@ -275,3 +276,29 @@ def test_a_feeds_news_is_spread_over_at_most_half_a_tick(settings):
     assert stream.spread_seconds() == 1.0
     settings.LIVE_STREAM_SPREAD = 0
     assert stream.spread_seconds() == 0
+
+
+@override_settings(**SHORT)
+def test_through_django_feeds_are_shared_by_what_the_viewers_may_see(client, event, organizer):
+    tournament, _, _ = event
+    url = events_url(poll_url(client, tournament))
+    staff = Client()
+    staff.force_login(organizer)
+    sessions = [secrets.token_hex(16), secrets.token_hex(16), staff.cookies["sessionid"].value]
+
+    async def main():
+        responses = []
+        for session in sessions:
+            viewer = AsyncClient()
+            viewer.cookies["sessionid"] = session
+            responses.append(await viewer.get(url))
+        feeds = sorted((feed.staff, feed.listeners) for feed in stream._feeds.values())
+        for response in responses:
+            async for _ in response.streaming_content:
+                pass
+        return [response.status_code for response in responses], feeds
+
+    statuses, feeds = apart(asyncio.run, main())
+    assert statuses == [200, 200, 200]
+    # The made-up cookies share the public feed; the organizer follows the staff view.
+    assert feeds == [(False, 2), (True, 1)]
