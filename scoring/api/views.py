@@ -241,8 +241,9 @@ class HandListView(GameMixin, APIView):
         parameters=[IDEMPOTENCY],
     )
     def post(self, request, pk: int):
-        if not request.user.is_authenticated:
-            raise NotAuthenticated()
+        # Refused before the body is read: a caller who may not score the game learns
+        # nothing of it from what a bad body would be told.
+        self.get_game(request, pk, action="game.score")
         return run_once(request, lambda: self._record(request, pk))
 
     def _record(self, request, pk: int) -> Response:

@@ -1,0 +1,43 @@
+"""Every URL pattern, asked by every kind of outsider: refused where the table says so,
+nothing written, and no private event named in any answer (pages, HX partials, CSV).
+
+The API's operations in the schema are asked in test_api_operations; here the rest."""
+
+import pytest
+
+from tests.access import probe, table
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_route_is_in_the_access_table():
+    missing = [route.name for route in probe.routes() if table.entry(route.name) is None]
+    assert not missing, (
+        "These routes have no line in tests/access/table.py: add each with who may use "
+        f"it (public, signed-in, self, staff, organizer, creator, superuser): {missing}"
+    )
+
+
+def test_every_filled_route_refuses_outsiders_and_keeps_private_events_out(world):
+    walker = probe.Walker(world)
+    in_schema = probe.operation_paths()
+    for route in probe.routes():
+        entry = table.entry(route.name)
+        if entry is None or route.name in in_schema:
+            continue
+        filled, reason = probe.fillings(route.pattern, route.params, entry, world)
+        if not filled:
+            if "unfilled" not in entry:
+                walker.problems.append(
+                    f"{route.name}: {reason}; fill it in tests/access/conftest.py or say "
+                    "why under 'unfilled' in its table entry"
+                )
+            continue
+        for target, kwargs in filled:
+            path = probe.path_of(route.name, kwargs)
+            for method in ("GET", "POST"):
+                level = entry.get(method, table.NOBODY)
+                hx_modes = (False, True) if method == "GET" else (False,)
+                for hx in hx_modes:
+                    walker.check(route.name, level, target, method, path, hx=hx)
+    assert not walker.problems, "\n".join(walker.problems)
