@@ -125,6 +125,19 @@ def test_a_public_events_hall_screen_is_still_served_from_the_cache(client, orga
     assert len(queries) == 0 and again.content == first.content
 
 
+def test_an_event_taken_private_stops_its_hall_screen_from_the_cache(
+    client, organizer, django_capture_on_commit_callbacks
+):
+    tournament, _, _ = cutthroat_round(organizer)
+    url = f"/t/{tournament.slug}/screen/?page=0"
+    assert client.get(url, **HTMX).status_code == 200
+    assert client.get(url, **HTMX).status_code == 200  # as kept
+    with django_capture_on_commit_callbacks(execute=True):
+        events.update_tournament(tournament, by=organizer, public=False)
+    assert client.get(url, **HTMX).status_code == 404
+    assert cache.get(live.everyone_key(tournament.slug)) is False  # noted by the refusal
+
+
 def test_a_draft_round_never_reaches_a_hall_screen_from_the_cache(client, organizer):
     tournament, stage, round_ = cutthroat_round(organizer, players=8)
     for match in Match.objects.filter(round=round_):
