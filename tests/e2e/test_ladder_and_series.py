@@ -1,12 +1,14 @@
 """An organizer runs a ladder session from a phone: players check in, a table is formed
-and shows on the page; the series and leaderboard pages read well on a phone."""
+and shows on the page; a player accepts the ladder's request on their account page; the
+series and leaderboard pages read well on a phone."""
 
 import pytest
 
-from circuit.models import LadderTable
+from circuit.models import LadderPlayer, LadderTable
+from circuit.services.ladders import create_session
 from circuit.services.series import create_series
 from tests.e2e.conftest import check_accessibility, log_in
-from tests.factories import UserFactory
+from tests.factories import PlayerFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,7 +25,7 @@ def test_an_organizer_opens_a_ladder_and_four_arrivals_get_a_table(live_server, 
     for name in ("Ana", "Beto", "Cira", "Dora", "Eloy"):
         page.locator("#check-name").fill(name)
         with page.expect_navigation():
-            page.get_by_role("button", name="Check in").click()
+            page.get_by_role("button", name="Check in", exact=True).click()
         assert name in page.locator("#floor").inner_text()
     page.get_by_text("Table 1").wait_for()
     floor = page.locator("#floor").inner_text()
@@ -36,6 +38,28 @@ def test_an_organizer_opens_a_ladder_and_four_arrivals_get_a_table(live_server, 
     shot(page, "ladder-phone")
     page.get_by_role("link", name="Score").click()
     page.wait_for_url(f"**/games/{table.game_id}/score/")
+
+
+def test_a_player_accepts_the_ladders_request_on_their_account_page(live_server, phone):
+    organizer = UserFactory(username="org", password=PASSWORD)
+    lola = PlayerFactory(
+        display_name="Lola Vidal", user=UserFactory(username="lola", password=PASSWORD)
+    )
+    session = create_session(by=organizer, name="Miércoles", ruleset_key="cutthroat")
+    page = phone
+    log_in(page, live_server.url, "org", PASSWORD, f"/ladders/{session.slug}/")
+    page.locator("#ask-name").fill("Lola Vidal")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Ask to check in").click()
+    assert not LadderPlayer.objects.filter(player=lola).exists()
+    page.context.clear_cookies()
+    log_in(page, live_server.url, "lola", PASSWORD, "/accounts/")
+    page.get_by_text("The organizer of Miércoles asks you to check in.").wait_for()
+    check_accessibility(page)
+    with page.expect_navigation():
+        page.locator("#ladders-title ~ ul").get_by_role("button", name="Accept").click()
+    page.get_by_text("You are checked in to Miércoles.").wait_for()
+    assert LadderPlayer.objects.get(player=lola).consent == "accepted"
 
 
 def test_the_series_and_leaderboard_pages_on_a_phone(live_server, phone, shot):
