@@ -692,6 +692,7 @@ def finish_stage(request, slug: str, order: int):
                     top=top,
                     per_pool=per_pool or None,
                     expected=_listed(request.POST.get("listed")),
+                    unplayed_rounds=_listed(request.POST.get("unplayed_rounds")),
                 )
             except services.TournamentError as error:
                 refused = told(error.message)  # and the list is shown again, as it is now
@@ -719,6 +720,7 @@ def finish_stage(request, slug: str, order: int):
             "listed": ",".join(str(pk) for pk in chosen),
             "following": following,
             "refused": refused,
+            "unplayed": services.rounds_unplayed(stage),
         },
         status=400 if (form.errors or refused) else 200,
     )

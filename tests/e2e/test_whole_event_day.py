@@ -311,6 +311,11 @@ def test_the_new_event_and_finish_pages_read_right_on_a_phone_and_wide(
         finish = f"{live_server.url}/t/{tournament.slug}/manage/stages/1/finish/"
         page.goto(f"{finish}?top=4")
         assert page.locator("ol.through li").count() == 4
+        # Only round 1 of the round robin was played: the page says which rounds are
+        # left and the organizer ticks that they finish without them.
+        caution = page.locator(".caution")
+        assert ("rondas 2, 3" if spanish else "Rounds 2, 3") in caution.inner_text()
+        caution.locator("input[name=unplayed_rounds]").check()
         # Another tab corrects the standings in between: the page refuses and lists again.
         page.locator("input[name=listed]").evaluate("(el) => { el.value = '1,2,3,999'; }")
         page.locator("button.big").click()

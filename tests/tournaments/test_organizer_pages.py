@@ -134,9 +134,16 @@ def test_a_whole_round_from_the_manage_page(client, organizer):
     assert len(listed.context["through"]) == 16
     assert "16 go through to Final" in listed.content.decode()
     assert Stage.objects.get(pk=stage.pk).status != Stage.Status.FINISHED  # only listed
+    # Only the round robin's first round was played: the rest are named, and confirmed.
+    unplayed = listed.context["unplayed"]
+    assert unplayed[0] == 2
     finished = client.post(
         "/t/copa/manage/stages/1/finish/",
-        {"top": "16", "listed": listed.context["listed"]},
+        {
+            "top": "16",
+            "listed": listed.context["listed"],
+            "unplayed_rounds": ",".join(map(str, unplayed)),
+        },
         follow=True,
     )
     assert "Final is seeded from its standings" in messages_of(finished)[-1]

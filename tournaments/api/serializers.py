@@ -199,6 +199,17 @@ class StageFinishSerializer(StageFinishPreviewSerializer):
         "top and per_pool), in order. If who goes through is not that list any more, "
         "nothing changes and the answer is 409 with the list as it is now.",
     )
+    unplayed_rounds = serializers.ListField(
+        child=bounded(1, ID_MAX, _("A round's number is a whole number from 1.")),
+        required=False,
+        allow_null=True,
+        default=None,
+        max_length=1_000,
+        help_text="The numbers of the stage's rounds not played yet (GET this address: "
+        "unplayed_rounds), to confirm finishing without them. A stage with unplayed rounds "
+        "finishes only when this names exactly those rounds; otherwise the answer is 409 "
+        "naming them, and nothing changes.",
+    )
 
 
 class GoingThroughSerializer(serializers.Serializer):
@@ -210,6 +221,10 @@ class GoingThroughSerializer(serializers.Serializer):
 class StageFinishPreviewResponseSerializer(serializers.Serializer):
     stage = serializers.IntegerField()
     going_through = GoingThroughSerializer(many=True)
+    unplayed_rounds = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="The stage's rounds not played yet; finishing needs them confirmed.",
+    )
 
 
 class SwapSerializer(serializers.Serializer):

@@ -28,10 +28,12 @@ from tournaments.services.events import (
 from tournaments.services.forfeits import record_did_not_play
 from tournaments.services.results import (
     RankingChanged,
+    RoundsUnplayed,
     finish_preview,
     finish_stage,
     record_seat_results,
     refresh_seat_results,
+    rounds_unplayed,
     seat_results,
 )
 from tournaments.services.rounds import (
@@ -63,6 +65,7 @@ __all__ = [
     "STATUS_ORDER",
     "BulkRegistrationError",
     "RankingChanged",
+    "RoundsUnplayed",
     "TournamentConflict",
     "TournamentError",
     "accept_invitation",
@@ -95,6 +98,7 @@ __all__ = [
     "register_entrants",
     "remove_staff",
     "revoke_token",
+    "rounds_unplayed",
     "seat_results",
     "set_check_in",
     "set_seed",

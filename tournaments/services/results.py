@@ -4,19 +4,22 @@ from django.db import transaction
 from django.db.models import Case, Count, Q, Sum, Value, When
 
 from accounts.permissions import require
-from domain.say import say
+from domain.say import say, say_n
 from scoring.models import Game
 from tournaments.models import (
     Match,
     MatchSeat,
+    Round,
     Stage,
     Tournament,
 )
+from tournaments.services import pairing as adapter
 from tournaments.services.common import (
     TournamentConflict,
     _forget_live_parts,
     _lock_tournament,
 )
+from tournaments.services.rounds import _stage_entrants
 from tournaments.standings import side_results
 
 
@@ -50,6 +53,43 @@ class RankingChanged(TournamentConflict):
     """The entrants the organizer confirmed are no longer those who would go through."""
 
 
+class RoundsUnplayed(TournamentConflict):
+    """The stage has rounds not played yet, and the organizer did not confirm leaving
+    exactly those out."""
+
+
+def rounds_unplayed(stage: Stage) -> list[int]:
+    """The numbers of the stage's rounds not published yet: those the stage's format
+    plans (a Swiss stage's rounds, a round robin's schedule) that were never paired, and
+    those still in draft."""
+    total = adapter.engine_of(stage).total_rounds(
+        len(_stage_entrants(stage)),
+        table_size=stage.tournament.sides_per_table,
+        settings=stage.settings,
+    )
+    published = set(
+        stage.rounds.filter(status=Round.Status.PUBLISHED).values_list("number", flat=True)
+    )
+    return [number for number in range(1, total + 1) if number not in published]
+
+
+def _check_unplayed(stage: Stage, confirmed: list[int] | None) -> None:
+    unplayed = rounds_unplayed(stage)
+    if unplayed and sorted(confirmed or []) != unplayed:
+        raise RoundsUnplayed(
+            say_n(
+                "Round {rounds} of {stage} is not played. Finishing now ends the stage "
+                "without it: confirm to finish anyway.",
+                "Rounds {rounds} of {stage} are not played. Finishing now ends the stage "
+                "without them: confirm to finish anyway.",
+                len(unplayed),
+                rounds=", ".join(map(str, unplayed)),
+                stage=stage.name,
+            ),
+            "unplayed_rounds",
+        )
+
+
 def finish_stage(
     stage: Stage,
     *,
@@ -57,6 +97,7 @@ def finish_stage(
     top: int | None = None,
     per_pool: int | None = None,
     expected: list[int] | None = None,
+    unplayed_rounds: list[int] | None = None,
 ) -> Stage | None:
     """Close a stage and seed the next one from its standings (top N, or top k per pool).
 
@@ -64,7 +105,9 @@ def finish_stage(
     the write then re-checks, under the tournament's, the stage's and its games' locks,
     that nothing changed meanwhile, and starts over if a result did. ``expected`` is the
     list the organizer was shown (entrant ids, in order): if who goes through is not that
-    list any more, nothing is written and ``RankingChanged`` says so.
+    list any more, nothing is written and ``RankingChanged`` says so. A stage with rounds
+    not played yet finishes only when ``unplayed_rounds`` names exactly those rounds (the
+    organizer saw them and agreed); otherwise ``RoundsUnplayed`` names them.
     """
     from tournaments.standings_store import stage_ranking
 
@@ -73,6 +116,7 @@ def finish_stage(
         stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
         seen = _stage_games_state(stage)
         _check_finishable(stage, seen)
+        _check_unplayed(stage, unplayed_rounds)
         ranking = stage_ranking(stage, per_pool=per_pool)
         chosen = ranking[:top] if top else ranking
         if expected is not None and list(expected) != list(chosen):
@@ -96,6 +140,7 @@ def finish_stage(
             )
             now = _stage_games_state(stage)
             _check_finishable(stage, now)
+            _check_unplayed(stage, unplayed_rounds)
             if now == seen:
                 return _close_stage(tournament, stage, chosen)
     raise TournamentConflict(
