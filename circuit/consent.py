@@ -100,10 +100,11 @@ def forfeiting(user, game):
 
 
 @receiver(pre_save, sender=Tournament, dispatch_uid="circuit.visibility_before")
-def remember_visibility(sender, instance, **kwargs) -> None:
+def remember_visibility(sender, instance, update_fields=None, **kwargs) -> None:
+    """The event's visibility before this save (a save that leaves it alone: none)."""
     instance._was_public = (
         Tournament.objects.filter(pk=instance.pk).values_list("public", flat=True).first()
-        if instance.pk
+        if instance.pk and (update_fields is None or "public" in update_fields)
         else None
     )
 

@@ -186,9 +186,14 @@ def floor_counts() -> tuple:
     )
 
 
-def test_a_stranger_cannot_seat_other_peoples_players_in_her_ladder(mallory, organizer, ana):
+def test_a_stranger_cannot_seat_other_peoples_players_in_her_ladder(
+    mallory, organizer, ana, committed
+):
     """The review's steps: mallory's ladder, other people's players by id or by name;
     each refused with a 4xx that says why, and nothing changes."""
+    from tests.circuit.helpers import played_game
+
+    played_game([ana, *(PlayerFactory() for _ in range(3))], committed=committed)
     home = ladders.create_session(by=organizer, name="Home", ruleset_key="cutthroat")
     (bob,) = arrivals(home, organizer, 1)  # the organizer's own player, no account
     api = client_for(mallory)
@@ -212,6 +217,8 @@ def test_a_stranger_cannot_seat_other_peoples_players_in_her_ladder(mallory, org
     ).status_code == 403  # fmt: skip
     assert floor_counts() == before
     assert not LadderPlayer.objects.filter(player=ana).exists()
+    (rated,) = client_for(None).get(f"/api/v1/players/{ana.pk}/ratings/").json()
+    assert rated["games"] == 1
 
 
 def test_a_player_with_an_account_taps_check_in_themself(organizer, ana):
