@@ -344,6 +344,19 @@ def test_a_pending_invitation_does_not_hold_the_invited_player_back(organizer):
     assert unwanted.status == Status.PARTNER and league.entrants.count() == 1
 
 
+def test_the_entry_page_lets_an_invited_player_enter_with_someone_else(client, organizer):
+    league = event(organizer, slug="parejas", ruleset="partners")
+    registration.open_registration(league, by=organizer)
+    ana, beto, mallory = user("Ana R"), user("Beto C"), user("Mallory M")
+    registration.enter(league, by=mallory, partner="ana")
+    client.force_login(ana)
+    page = client.get("/t/parejas/register/").content.decode()
+    assert "Mallory M asks you to be their partner." in page and "Enter this event" in page
+    client.post("/t/parejas/register/", {"action": "enter", "partner": "beto"})
+    own = Application.objects.get(user=ana)
+    assert own.status == Status.PARTNER and own.partner_user == beto
+
+
 def test_naming_an_unknown_or_uninvitable_partner_gets_one_answer(organizer):
     league = event(organizer, slug="parejas", ruleset="partners")
     registration.open_registration(league, by=organizer)
