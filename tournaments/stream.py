@@ -43,8 +43,11 @@ life); every other request goes through Django.
 """
 
 import asyncio
+import contextlib
 import contextvars
+import queue
 import random
+import threading
 import time
 import zlib
 from collections import Counter
@@ -239,36 +242,117 @@ def _canonical(value: str) -> bool:
     return value == "" or value == str(int(value))
 
 
-def _names_a_round(tournament: Tournament, stage: str, round_: str, staff: bool) -> bool:
-    """Whether ``stage`` and ``round_`` (as in the poll's query: "" for the default and the
-    latest) name a stage of this event and a round of it this viewer may see."""
-    if not (_canonical(stage) and _canonical(round_)):
-        return False  # "01" would follow round 1 in a feed of its own
-    if stage == "" and round_ == "":
-        return True
-    chosen = selectors.pick_stage(tournament, stage or None, list(tournament.stages.all()))
-    if chosen is None or (stage and str(chosen.order) != stage):
-        return False
-    if round_ == "":
-        return True
-    rounds = Round.objects.filter(stage=chosen, number=int(round_))
-    if not staff:
-        rounds = rounds.exclude(status=Round.Status.DRAFT)
-    return rounds.exists()
+@dataclass
+class _Event:
+    """What the admissions of one batch read of an event, once: the tournament, its
+    stages and the status of each of their rounds, and its viewers' roles as asked."""
+
+    tournament: Tournament | None
+    stages: list = field(default_factory=list)
+    rounds: dict = field(default_factory=dict)  # (stage id, number): status
+    staff: dict = field(default_factory=dict)  # user id: whether they see drafts
+
+    @classmethod
+    def read(cls, slug: str) -> "_Event":
+        tournament = Tournament.objects.filter(slug=slug).first()
+        if tournament is None:
+            return cls(None)
+        rounds = Round.objects.filter(stage__tournament=tournament)
+        return cls(
+            tournament,
+            list(tournament.stages.all()),
+            {
+                (stage, number): status
+                for stage, number, status in rounds.values_list("stage_id", "number", "status")
+            },
+        )
+
+    def sees_drafts(self, user) -> bool:
+        if user.pk not in self.staff:
+            self.staff[user.pk] = allowed(user, "tournament.see_drafts", self.tournament)
+        return self.staff[user.pk]
+
+    def names_a_round(self, stage: str, round_: str, staff: bool) -> bool:
+        """Whether ``stage`` and ``round_`` (as in the poll's query: "" for the default and
+        the latest) name a stage of this event and a round of it this viewer may see."""
+        if not (_canonical(stage) and _canonical(round_)):
+            return False  # "01" would follow round 1 in a feed of its own
+        if stage == "" and round_ == "":
+            return True
+        chosen = selectors.pick_stage(self.tournament, stage or None, self.stages)
+        if chosen is None or (stage and str(chosen.order) != stage):
+            return False
+        if round_ == "":
+            return True
+        status = self.rounds.get((chosen.pk, int(round_)))
+        return status is not None and (staff or status != Round.Status.DRAFT)
 
 
 @_question
-def _admit(slug: str, stage: str, round_: str, session_key: str) -> Admission | int:
-    """Who the stream's viewer is and what they may follow, or 404 when the event, its
-    stage or its round is not one they may see."""
-    user, language = _viewer(session_key)
-    tournament = Tournament.objects.filter(slug=slug).first()
-    if not _sees(user, tournament, staff=False):
-        return 404
-    staff = allowed(user, "tournament.see_drafts", tournament)
-    if not _names_a_round(tournament, stage, round_, staff):
-        return 404
-    return Admission(staff, user if staff else AnonymousUser(), language)
+def _admit(questions: list[tuple[str, str, str, str]]) -> list[Admission | int]:
+    """For each (event, stage, round, session key) asked: who the stream's viewer is and
+    what they may follow, or 404 when the event, its stage or its round is not one they
+    may see. Each event and each session is read once for the whole batch."""
+    viewers = {key: _viewer(key) for key in {question[3] for question in questions}}
+    events = {slug: _Event.read(slug) for slug in {question[0] for question in questions}}
+    answers = []
+    for slug, stage, round_, session_key in questions:
+        (user, language), event = viewers[session_key], events[slug]
+        if not _sees(user, event.tournament, staff=False):
+            answers.append(404)
+            continue
+        staff = user.is_authenticated and event.sees_drafts(user)
+        if not event.names_a_round(stage, round_, staff):
+            answers.append(404)
+            continue
+        answers.append(Admission(staff, user if staff else AnonymousUser(), language))
+    return answers
+
+
+class _Door:
+    """The thread that admits streams: it takes every admission waiting at once and
+    decides them together (``_admit``), so that a crowd, or a flood of made-up cookies
+    and rounds, costs a batch of questions rather than a round trip each."""
+
+    def __init__(self):
+        self.waiting: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread: threading.Thread | None = None
+        self.lock = threading.Lock()
+
+    def admit(self, *question: str) -> asyncio.Future:
+        loop = asyncio.get_running_loop()
+        decided = loop.create_future()
+        self.waiting.put((question, loop, decided))
+        with self.lock:
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._work, name="live-door", daemon=True)
+                self.thread.start()
+        return decided
+
+    def _work(self) -> None:
+        while True:
+            batch = [self.waiting.get()]
+            while True:
+                try:
+                    batch.append(self.waiting.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                answers = _admit([question for question, _, _ in batch])
+            except Exception as error:  # every stream of the batch hears of it
+                answers = [error] * len(batch)
+            for (_, loop, decided), answer in zip(batch, answers, strict=True):
+                with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
+                    loop.call_soon_threadsafe(_settle, decided, answer)
+
+
+def _settle(decided: asyncio.Future, answer) -> None:
+    if decided.done():
+        return  # the stream left while waiting
+    if isinstance(answer, Exception):
+        decided.set_exception(answer)
+    else:
+        decided.set_result(answer)
 
 
 # The feeds' questions go to one thread and the streams' admissions to another: two
@@ -276,34 +360,15 @@ def _admit(slug: str, stage: str, round_: str, session_key: str) -> Admission | 
 # (asgiref's per-request thread) would hold a connection each for as long as it lasts.
 # Apart, a crowd being admitted does not delay the news of the feeds already running.
 _asking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-stream")
-_door = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-door")
+_door = _Door()
 
 
 async def _ask_async(*arguments):
     return await asyncio.get_running_loop().run_in_executor(_asking, partial(_ask, *arguments))
 
 
-# Admissions being decided, by their question: the signed-out crowd opening a page at a
-# round's start shares one.
-_admitting: dict[tuple, asyncio.Future] = {}
-
-
 async def _admission(slug: str, stage: str, round_: str, session_key: str) -> Admission | int:
-    key = (id(asyncio.get_running_loop()), slug, stage, round_, session_key)
-    pending = _admitting.get(key)
-    if pending is None:
-        pending = asyncio.get_running_loop().run_in_executor(
-            _door, partial(_admit, slug, stage, round_, session_key)
-        )
-        _admitting[key] = pending
-
-        def done(_):
-            if _admitting.get(key) is pending:
-                del _admitting[key]
-
-        pending.add_done_callback(done)
-    # A stream that leaves while waiting does not cancel the others' admission.
-    return await asyncio.shield(pending)
+    return await _door.admit(slug, stage, round_, session_key)
 
 
 @dataclass(eq=False)

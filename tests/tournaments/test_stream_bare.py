@@ -34,7 +34,6 @@ def no_feeds_left():
     yield
     assert not stream._feeds
     assert not stream._streams_at  # every stream gave its address's place back
-    assert not stream._admitting
 
 
 class Django:
@@ -447,3 +446,22 @@ def test_streams_with_made_up_cookies_hold_no_database_connection_each(
     deadline = time.monotonic() + 10
     while stream._feeds and time.monotonic() < deadline:
         time.sleep(0.05)
+
+
+@override_settings(LIVE_STREAMS_PER_ADDRESS=100)
+def test_a_flood_of_made_up_cookies_and_rounds_is_admitted_in_batches(client, event, monkeypatch):
+    tournament, _, _ = event
+    base = f"/t/{tournament.slug}/events/?stage=&round="
+    reads = []
+    real = stream._Event.read
+
+    def counted(slug):
+        reads.append(slug)
+        return real(slug)
+
+    monkeypatch.setattr(stream._Event, "read", staticmethod(counted))
+    flood = [(f"{base}{100 + n}", cookie(secrets.token_hex(16)), "127.0.0.1") for n in range(40)]
+    visits, _ = visit(*flood)
+    assert {one.status for one in visits} == {404}
+    # The event was read once a batch, not once a stream.
+    assert len(reads) < 10, len(reads)
