@@ -105,25 +105,30 @@ def stray(tables, field) -> list[int]:
 
 
 def simulate(n: int, rounds: int, seed: int, *, ahead: bool) -> dict:
-    """One event: its repeats; with ``ahead``, each round's stray planned ahead and as the
-    round alone would be seated, the rounds that differ and the slowest round."""
+    """One event: its repeats; with ``ahead``, each round's tables' stray planned ahead
+    and as the round alone would be seated, and of the rounds that differ (``moved``:
+    pairs of lists, ahead and alone); the CPU seconds of each round planned ahead and
+    alone (``cpu``, ``cpu_alone``)."""
     rng = random.Random(f"{n}:{rounds}:{seed}")
     met = {i: {} for i in range(n)}
     score = dict.fromkeys(range(n), 0.0)
-    figures = {"repeats": 0, "stray": [], "alone": [], "changed": 0, "slowest": 0.0}
+    figures = {"repeats": 0, "stray": [], "alone": [], "moved": [], "cpu": [], "cpu_alone": []}
     for number in range(1, rounds + 1):
         stubs = [EntrantStub(id=i, seed=i + 1, score=score[i], met=dict(met[i])) for i in range(n)]
         field = standings_order(stubs)
         left = rounds - number + 1 if ahead else 1
-        started = time.perf_counter()
+        cpu = time.process_time()
         seated, _flags = pair_tables(field, 4, seed, number, left)
-        figures["slowest"] = max(figures["slowest"], time.perf_counter() - started)
+        figures["cpu"].append(time.process_time() - cpu)
         tables = [t.entrants for t in seated]
         if ahead:
+            cpu = time.process_time()
             alone = [t.entrants for t in pair_tables(field, 4, seed, number)[0]]
+            figures["cpu_alone"].append(time.process_time() - cpu)
             figures["stray"] += stray(tables, field)
             figures["alone"] += stray(alone, field)
-            figures["changed"] += {frozenset(t) for t in tables} != {frozenset(t) for t in alone}
+            if {frozenset(t) for t in tables} != {frozenset(t) for t in alone}:
+                figures["moved"].append((stray(tables, field), stray(alone, field)))
         for table in tables:
             for a, b in itertools.combinations(table, 2):
                 figures["repeats"] += met[a].get(b, 0)
@@ -135,22 +140,38 @@ def simulate(n: int, rounds: int, seed: int, *, ahead: bool) -> dict:
     return figures
 
 
+def mean(values) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
 def lookahead(seeds: int) -> None:
     for n, rounds in LOOKAHEAD_SIZES:
         alone = [simulate(n, rounds, seed, ahead=False) for seed in range(seeds)]
         ahead = [simulate(n, rounds, seed, ahead=True) for seed in range(seeds)]
-        strays = [x for event in ahead for x in event["stray"]]
-        alones = [x for event in ahead for x in event["alone"]]
+        moved = [pair for event in ahead for pair in event["moved"]]
         print(
             f"{n} x {rounds}, {seeds} seeds: repeats {sum(e['repeats'] for e in alone)} "
             f"({sum(1 for e in alone if e['repeats'])} events) round by round, "
             f"{sum(e['repeats'] for e in ahead)} ({sum(1 for e in ahead if e['repeats'])}) "
-            f"planned ahead; stray per table {sum(alones) / len(alones):.2f} round by round, "
-            f"{sum(strays) / len(strays):.2f} planned ahead (same standings); rounds changed "
-            f"{sum(e['changed'] for e in ahead)} of {seeds * rounds}; slowest round "
-            f"{max(e['slowest'] for e in alone):.3f} s round by round, "
-            f"{max(e['slowest'] for e in ahead):.3f} s planned ahead"
+            "planned ahead; stray per table on the same standings "
+            f"{mean([x for e in ahead for x in e['alone']]):.2f} alone, "
+            f"{mean([x for e in ahead for x in e['stray']]):.2f} planned ahead; "
+            f"rounds changed {len(moved)} of {seeds * rounds}, their stray "
+            f"{mean([x for _, a in moved for x in a]):.2f} alone, "
+            f"{mean([x for s, _ in moved for x in s]):.2f} planned ahead; slowest round "
+            f"{max(x for e in alone for x in e['cpu']):.3f} s CPU round by round, "
+            f"{max(x for e in ahead for x in e['cpu']):.3f} s planned ahead"
         )
+    # A wide field: its default length (eight rounds), each round's CPU seconds planned
+    # ahead against the same round seated alone, measured side by side.
+    event = simulate(ENTRANTS, 8, 0, ahead=True)
+    pairs = zip(event["cpu"], event["cpu_alone"], strict=True)
+    for number, (cpu, alone) in enumerate(pairs, start=1):
+        print(
+            f"Swiss {ENTRANTS} x 8 at tables of four, round {number}: {cpu:.3f} s CPU planned "
+            f"ahead, {alone:.3f} s alone, ratio {cpu / alone:.1f}"
+        )
+    print(f"repeats {event['repeats']}; rounds changed {len(event['moved'])} of 8")
 
 
 def main() -> None:
