@@ -233,6 +233,8 @@ def confirm_merge(asked: MergeRequest, *, by) -> MergeRequest:
         if asked.status != MergeRequest.Status.OPEN or asked.other_id is None:
             raise PlayerConflict(say("This merge is no longer waiting."), "request")
         keep, other = _lock(asked.keep, asked.other)
+        if keep.user_id != asked.asked_by_id:
+            raise PlayerConflict(say("This merge is no longer waiting."), "request")
         everyone = _superuser(by)
         mine = _confirmable(by, asked)
         if not everyone and not mine:
@@ -345,6 +347,10 @@ def unlink_player(player: Player, *, by) -> Player:
             )
         require(by, "player.manage", player)
         record(Kind.UNLINK, by=by, player=player)
+        # Merges the holder asked for were theirs to ask: they end with the link.
+        MergeRequest.objects.filter(keep=player, status=MergeRequest.Status.OPEN).update(
+            status=MergeRequest.Status.WITHDRAWN
+        )
         player.user = None
         player.save(update_fields=["user"])
     return player

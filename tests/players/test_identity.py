@@ -298,9 +298,18 @@ def test_organizers_merge_only_players_of_their_own_events_alone(organizer):
 
 def test_an_account_holder_unlinks_themselves_and_it_is_recorded(organizer):
     ana, person = linked("Ana Rivera", organizer, slug="one", username="ana")
+    services.register_entrants(
+        event(organizer, slug="two"), by=organizer, text="Ana Riviera",
+        choices={"ana riviera|": NEW},
+    )  # fmt: skip
+    asked = identity.request_merge(Player.objects.get(display_name="Ana Riviera"), by=person)
     with pytest.raises(PermissionDenied):
         identity.unlink_player(ana, by=organizer)
     identity.unlink_player(ana, by=person)
     ana.refresh_from_db()
     assert ana.user is None
     assert IdentityAct.objects.filter(kind="unlink", account=person, by=person).exists()
+    # The merge she asked for ends with the link: nobody confirms it into an unlinked player.
+    with pytest.raises(identity.PlayerConflict):
+        identity.confirm_merge(asked, by=organizer)
+    assert Player.objects.count() == 2
