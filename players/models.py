@@ -53,6 +53,7 @@ class IdentityAct(models.Model):
     class Kind(models.TextChoices):
         CLAIM_CODE = "claim_code", _("Claim code given")
         CLAIM = "claim", _("Account linked with a claim code")
+        LINK = "link", _("Account linked to a new player")
         UNLINK = "unlink", _("Account unlinked")
         MERGE_REQUEST = "merge_request", _("Merge asked for")
         MERGE_CONFIRM = "merge_confirm", _("Merge confirmed")

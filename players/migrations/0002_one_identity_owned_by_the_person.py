@@ -35,7 +35,7 @@ class Migration(migrations.Migration):
             name='IdentityAct',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('claim_code', 'Claim code given'), ('claim', 'Account linked with a claim code'), ('unlink', 'Account unlinked'), ('merge_request', 'Merge asked for'), ('merge_confirm', 'Merge confirmed'), ('merge', 'Players merged')], max_length=16)),
+                ('kind', models.CharField(choices=[('claim_code', 'Claim code given'), ('claim', 'Account linked with a claim code'), ('link', 'Account linked to a new player'), ('unlink', 'Account unlinked'), ('merge_request', 'Merge asked for'), ('merge_confirm', 'Merge confirmed'), ('merge', 'Players merged')], max_length=16)),
                 ('at', models.DateTimeField(auto_now_add=True)),
                 ('player_id', models.BigIntegerField(db_index=True)),
                 ('player_name', models.CharField(max_length=120)),
