@@ -26,7 +26,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from accounts.models import Preference
-from accounts.services import spend_hourly, unsubscribe_token, wants_emails
+from accounts.services import spend_hourly, unsubscribe_token
 from players.models import Application, IdentityAct, Notice
 from tournaments.models import Entrant, Staff, Tournament
 
@@ -37,9 +37,12 @@ TYPED_LENGTH = 120
 _LINK = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*):/+|\bwww\.")
 
 
-def _language(user) -> str:
-    chosen = Preference.objects.filter(user=user).values_list("language", flat=True).first()
-    return chosen or settings.LANGUAGE_CODE
+def _preference(user) -> tuple[str, bool]:
+    """The language ``user`` reads in, and whether they take emails at all (one query)."""
+    language, emails = Preference.objects.filter(user=user).values_list(
+        "language", "emails"
+    ).first() or ("", True)
+    return language or settings.LANGUAGE_CODE, emails
 
 
 def site_url(path: str) -> str:
@@ -69,20 +72,21 @@ def consented(user, tournament: Tournament) -> bool:
     """Whether ``user`` tied themselves to ``tournament`` by their own act: entered it
     themselves, accepted a partner's invitation or a role in it, or linked their account
     (with a claim code) to a player already entered in it. Only they get its emails."""
-    own = Application.objects.filter(tournament=tournament).filter(
-        Q(user=user) | Q(partner_user=user, partner__isnull=False)
-    )
-    if own.exists() or Staff.objects.filter(tournament=tournament, user=user).exists():
-        return True
+    here = OuterRef("pk")
     claims = IdentityAct.objects.filter(
         kind=IdentityAct.Kind.CLAIM, account=user, at__gte=OuterRef("created_at")
     )
+    claimed = Entrant.objects.filter(tournament=here).filter(
+        Exists(claims.filter(player_id=OuterRef("player_id")))
+        | Exists(claims.filter(player_id=OuterRef("partner_id")))
+    )
+    own = Application.objects.filter(tournament=here).filter(
+        Q(user=user) | Q(partner_user=user, partner__isnull=False)
+    )
+    role = Staff.objects.filter(tournament=here, user=user)
     return (
-        Entrant.objects.filter(tournament=tournament)
-        .filter(
-            Exists(claims.filter(player_id=OuterRef("player_id")))
-            | Exists(claims.filter(player_id=OuterRef("partner_id")))
-        )
+        Tournament.objects.filter(pk=tournament.pk)
+        .filter(Exists(own) | Exists(role) | Exists(claimed))
         .exists()
     )
 
@@ -108,7 +112,8 @@ def notify(user, kind: str, context: dict, *, by=None) -> Notice | None:
     if user is None or not user.email or not user.is_active:
         return None
     tournament = context.get("tournament") or context["application"].tournament
-    if not consented(user, tournament) or not wants_emails(user):
+    language, emails = _preference(user)
+    if not emails or not consented(user, tournament):
         return None
     sender_id = by.pk if by is not None else tournament.created_by_id
     if not _within_caps(user, tournament, sender_id):
@@ -123,7 +128,7 @@ def notify(user, kind: str, context: dict, *, by=None) -> Notice | None:
         "table_names": [typed(name) for name in context.get("names", ())],
         "unsubscribe_url": unsubscribe_url(user),
     }
-    with translation.override(_language(user)):
+    with translation.override(language):
         subject = " ".join(render_to_string(f"players/email/{kind}_subject.txt", context).split())
         body = render_to_string(f"players/email/{kind}.txt", context)
     notice = Notice.objects.create(
