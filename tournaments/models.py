@@ -154,10 +154,14 @@ class Invitation(models.Model):
 
 
 class EventAccount(models.Model):
-    """A login that an event's organizers created for a referee.
+    """A login that an event's organizers created for a referee, and the mark that it is
+    one (``tournaments.permissions.is_event_account``).
 
-    Its organizers may set its API token while the account holds no role in any other
-    event; no other account's credentials are ever theirs to touch.
+    It referees that event and nothing more: it enters no event, claims no player,
+    creates no event, ladder or series, and cannot be invited elsewhere. An event creates
+    a few more than the tables of its largest round (``EVENT_ACCOUNTS_SPARE``). Its
+    organizers may set its API token while it holds no role in any other event, and may
+    always revoke it; no other account's credentials are ever theirs to touch.
     """
 
     user = models.OneToOneField(
