@@ -575,6 +575,7 @@ async def _open(slug: str, get: QueryDict, language: str, address: str, session_
 
 
 async def _join(slug, stage, round_, get, language, address, session_key):
+    """``_open`` once the stream holds its place: admitted, then joined to its feed."""
     admission = await _admission(slug, stage, round_, session_key)
     if not isinstance(admission, Admission):
         return admission

@@ -465,3 +465,21 @@ def test_a_flood_of_made_up_cookies_and_rounds_is_admitted_in_batches(client, ev
     assert {one.status for one in visits} == {404}
     # The event was read once a batch, not once a stream.
     assert len(reads) < 10, len(reads)
+
+
+@override_settings(LIVE_STREAM_TICK=0.05, LIVE_STREAM_HEARTBEAT=0.2, LIVE_STREAM_SECONDS=30)
+def test_the_staff_view_ends_when_its_viewer_is_no_longer_staff(
+    client, event, organizer, monkeypatch
+):
+    tournament, _, _ = event
+    monkeypatch.setattr(stream.views, "POLL_SECONDS", 0.1)
+    url = events_url(poll_url(client, tournament))
+    session = session_of(organizer)
+    status, _, chunks, _ = serve(
+        url,
+        headers=cookie(session),
+        during=lambda: Staff.objects.filter(tournament=tournament, user=organizer).delete(),
+    )
+    # Long before its 30 s: the stream ends, and the page opens the next one as it now is.
+    assert status == 200
+    assert parse([chunk.decode() for chunk in chunks])[-1][0] == "end"
