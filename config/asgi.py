@@ -1,5 +1,6 @@
-"""ASGI entry point for capicu: the live streams of signed-out visitors go straight to
-their feed (``tournaments.stream.bare``), everything else to Django."""
+"""ASGI entry point for capicu: the visitors' live streams go straight to their feed
+(``tournaments.stream.bare``: the session, if any, resolved once at the door, no database
+connection held by a stream), everything else to Django."""
 
 import os
 
