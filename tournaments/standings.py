@@ -69,10 +69,11 @@ class StandingsSettings:
     include_live: bool = False
 
 
-# Points against are kept in sixths of a point: at tables of two to four sides an
-# entrant's share of the opponents' points is a whole number of sixths, so sums are
-# exact whatever order the games come in (the database adds them in its own order).
-SIXTHS = 6
+# Points against are kept in sixtieths of a point: at tables of two to six sides an
+# entrant's share of the opponents' points (their sum over one to five opponents) is a
+# whole number of sixtieths, so sums are exact whatever order the games come in (the
+# database adds them in its own order).
+SIXTIETHS = 60
 
 
 @dataclass(slots=True)
@@ -90,7 +91,7 @@ class Record:
     games: int = 0
     wins: int = 0
     total: int = 0
-    against_sixths: int = 0
+    against_sixtieths: int = 0
     hands_won: int = 0
     dominoes: int = 0
     penalties: int = 0
@@ -352,7 +353,7 @@ def add_game(records: dict[int, Record], game: GameRow) -> None:
         record.games += 1
         record.total += result.total
         if size > 1:
-            record.against_sixths += (everyone - result.total) * SIXTHS // (size - 1)
+            record.against_sixtieths += (everyone - result.total) * SIXTIETHS // (size - 1)
         record.hands_won += result.hands_won
         record.dominoes += result.dominoes
         record.penalties += result.penalty_points
@@ -396,7 +397,7 @@ def settle(
         # Organizers' points are decimals: rounded, any order of summing agrees.
         record.match_points = round(points, 6)
         record.points_for = record.total + record.byes * average
-        record.points_against = record.against_sixths / SIXTHS
+        record.points_against = record.against_sixtieths / SIXTIETHS
         record.games += record.byes
         record.wins += record.byes
     # Buchholz: per game, the match points of everyone else at the table, summed; from

@@ -33,7 +33,7 @@ from tournaments.models import (
 from tournaments.signals import standings_rewritten
 from tournaments.standings import (
     METRICS,
-    SIXTHS,
+    SIXTIETHS,
     ByeRow,
     EntrantInfo,
     EntrantResult,
@@ -76,7 +76,7 @@ def settings_for(tournament: Tournament) -> StandingsSettings:
 # scored there before drafts were held would otherwise count).
 RESULTS_SQL = """
 SELECT r.stage_id, ms.entrant_id, COUNT(*), SUM(ms.total),
-       SUM(ms.opponents_total * {sixths} / (ms.sides - 1)), SUM(ms.hands_won),
+       SUM(ms.opponents_total * {sixtieths} / (ms.sides - 1)), SUM(ms.hands_won),
        SUM(ms.dominoes), SUM(ms.penalties),
        CASE WHEN ROW_NUMBER() OVER stage = 1 THEN MAX(MAX(ms.last_hand_at)) OVER stage END,
        COUNT(*) FILTER (WHERE ms.won), {match_points}, {matches}
@@ -136,7 +136,7 @@ def _results_sql(settings: StandingsSettings) -> tuple[str, list]:
         params += [int(size) for size in tables]
     placed = f"SUM(CASE {' '.join(cases)} ELSE 0 END)" if cases else "0"
     match_points = f"{placed} + COUNT(*) FILTER (WHERE {wins})"
-    sql = RESULTS_SQL.format(sixths=SIXTHS, match_points=match_points, matches=matches)
+    sql = RESULTS_SQL.format(sixtieths=SIXTIETHS, match_points=match_points, matches=matches)
     return sql, params
 
 
@@ -203,7 +203,7 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
         entrant_id,
         games,
         total,
-        against_sixths,
+        against_sixtieths,
         hands_won,
         dominoes,
         penalties,
@@ -222,7 +222,7 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
             continue
         record.games += games
         record.total += total
-        record.against_sixths += against_sixths
+        record.against_sixtieths += against_sixtieths
         record.hands_won += hands_won
         record.dominoes += dominoes
         record.penalties += penalties
