@@ -821,6 +821,8 @@ class Stack:
                 # Every simulated phone shares 127.0.0.1; a per-address throttle would
                 # treat a thousand people as one. Real crowds come from many addresses.
                 "ANON_THROTTLE_RATE": "1000000/min",
+                # The bench's thousand streams all come from 127.0.0.1.
+                "LIVE_STREAMS_PER_ADDRESS": "1000000",
                 "PYTHONUNBUFFERED": "1",
             }
         )
