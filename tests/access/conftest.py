@@ -153,6 +153,7 @@ def build_world() -> World:
         "roles.pk": private.staff.get(user=u["p_ref"]).pk,
         "applications.pk": application.pk,
         "events.event_id": 1,
+        "undo.event_id": 1,
     }
     world.values["private"] = private_values
     world.values["other"] = other_values = {

@@ -25,14 +25,20 @@ APPS = ("accounts", "scoring", "tournaments", "players", "circuit")
 class Route:
     """One URL pattern: its name (with namespace), its pattern text, its parameters."""
 
-    name: str
+    name: str  # the pattern's text where it has no name
     pattern: str
     params: tuple[str, ...]
+    named: bool = True
+
+    def path(self, kwargs: dict) -> str:
+        if self.named:
+            return reverse(self.name, kwargs=kwargs)
+        filled = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(kwargs[m.group(1)]), self.pattern)
+        filled = re.sub(r"\(\?P<(\w+)>[^)]*\)", lambda m: str(kwargs[m.group(1)]), filled)
+        return "/" + filled.replace("^", "").replace("$", "")
 
 
 def _params(pattern) -> tuple[str, ...]:
-    if hasattr(pattern, "converters"):
-        return tuple(pattern.converters)
     return tuple(pattern.regex.groupindex)
 
 
@@ -47,8 +53,8 @@ def routes(patterns=None, prefix: str = "", namespace: str = "") -> list[Route]:
                 inner = f"{namespace}:{entry.namespace}" if namespace else entry.namespace
             found += routes(entry.url_patterns, text, inner)
         elif isinstance(entry, URLPattern):
-            name = f"{namespace}:{entry.name}" if namespace else entry.name
-            found.append(Route(name or text, text, _params(entry.pattern)))
+            name = entry.name and (f"{namespace}:{entry.name}" if namespace else entry.name)
+            found.append(Route(name or text, text, _params(entry.pattern), bool(name)))
     return found
 
 
@@ -96,7 +102,7 @@ def fillings(pattern: str, params, entry: dict, world) -> tuple[list[tuple[str, 
 
 # Parameters that name nothing of an event's: a player (whose page must still not name a
 # private event), a hand's number, a game's event.
-NEUTRAL = {"players.pk", "hands.number", "events.event_id"}
+NEUTRAL = {"players.pk", "hands.number", "events.event_id", "undo.event_id"}
 
 
 def _target(target: str, kwargs: dict, pattern: str) -> str:
@@ -206,13 +212,27 @@ class Walker:
         client.cookies = SimpleCookie(self.cookies[kind])
         return response, changed
 
-    def check(self, name: str, level: str, target: str, method: str, path: str, **how):
-        """Ask ``path`` as the insider (to fill the caches), then as each outsider."""
+    def check(
+        self,
+        name: str,
+        level: str,
+        target: str,
+        method: str,
+        path: str,
+        *,
+        read=False,
+        kinds=OUTSIDERS,
+        **how,
+    ):
+        """Ask ``path`` as the insider (to fill the caches), then as each outsider.
+
+        ``read``: a write method on a route the table gives none, answered as a read; it
+        may answer whoever may read the route, and must change nothing for anyone."""
         if method == "GET":
             self.ask(
                 "insider" if target in ("private", "none") else "organizer", method, path, **how
             )
-        for kind in OUTSIDERS:
+        for kind in kinds:
             response, changed = self.ask(kind, method, path, **how)
             if response is None:
                 continue
@@ -223,14 +243,23 @@ class Walker:
             allowed = may(level, kind, target)
             if not allowed and not refused(response, kind):
                 self.problems.append(f"{what}: answered {status}, expected 401/403/404/405")
-            if not allowed and changed:
+            if (read or not allowed) and changed:
                 self.problems.append(f"{what}: changed {', '.join(changed)}")
             if secret_in(response, path):
                 self.problems.append(f"{what}: the answer names the private event ({SECRET})")
 
 
-def path_of(name: str, kwargs: dict) -> str:
-    return reverse(name, kwargs=kwargs)
+def level_of(entry: dict, method: str, kwargs: dict) -> tuple[str, bool]:
+    """The level a method of a route needs, and whether it is a write the route lacks.
+
+    A method's level may depend on a word parameter's value: {"claim-code": ..., ...}."""
+    if method not in entry:
+        return entry.get("GET", table.NOBODY), method in WRITES
+    level = entry[method]
+    if isinstance(level, dict):
+        (word,) = [value for value in kwargs.values() if value in level]
+        level = level[word]
+    return level, False
 
 
 @cache

@@ -11,9 +11,10 @@ Each route name maps its methods to the least a viewer must be for the answer to
 - ``creator``: whoever made the series or ladder session;
 - ``superuser``: Django's staff (the admin).
 
-A method a route does not list is nobody's: every outsider must be refused it and nothing
-may change. A word parameter (an action, an export's kind) lists the values to try; a
-parameter the world cannot fill says why under ``unfilled``.
+A write method a route does not list is nobody's: whoever may not read the route must be
+refused it, and nothing may change for anyone (a page that answers a POST as it answers a
+GET tells no more than its GET). A word parameter (an action, an export's kind) lists the
+values to try; a parameter the world cannot fill says why under ``unfilled``.
 """
 
 PUBLIC = "public"
@@ -34,8 +35,9 @@ ROUTES: dict[str, dict] = {
     "schema": {"GET": PUBLIC},
     "api-docs": {"GET": PUBLIC},
     "api-root": {"GET": PUBLIC},
+    "api-not-found": {},  # any other /api/ path: a 404 for everyone
     "login": {"GET": PUBLIC, "POST": PUBLIC},
-    "logout": {"POST": SIGNED_IN},
+    "logout": {"POST": PUBLIC},
     "choose-language": {"POST": PUBLIC},
     "account": {"GET": SIGNED_IN, "POST": SIGNED_IN},
     "unsubscribe": {"GET": PUBLIC, "POST": PUBLIC, "token": ["not-a-token"]},
@@ -157,7 +159,7 @@ ROUTES: dict[str, dict] = {
     "account-identity": {"GET": SIGNED_IN},
     "account-unlink": {"POST": SIGNED_IN},
     "merge-request-list": {"GET": SIGNED_IN, "POST": SIGNED_IN},
-    "merge-request-confirm": {"POST": SELF},
+    "merge-request-confirm": {"POST": SELF, "unfilled": "no merge request in the world yet"},
     "tournament-registration": {"GET": PUBLIC, "PUT": ORGANIZER, "DELETE": ORGANIZER},
     "tournament-applications": {"GET": SIGNED_IN, "POST": SIGNED_IN},
     "tournament-self-check-in": {"POST": SIGNED_IN},
@@ -169,9 +171,16 @@ ROUTES: dict[str, dict] = {
     "player-search": {"GET": PUBLIC},
     "player-claim": {"GET": SIGNED_IN, "POST": SIGNED_IN},
     "player-unlink": {"POST": SIGNED_IN},
-    "merge-request-confirm-page": {"POST": SELF},
+    "merge-request-confirm-page": {
+        "POST": SELF,
+        "unfilled": "no merge request in the world yet",
+    },
     "player-page": {"GET": PUBLIC},
-    "player-action": {"POST": ORGANIZER, "action": ["claim-code", "merge", "ask-merge"]},
+    "player-action": {
+        # Asking to merge is a request the other player's account must confirm.
+        "POST": {"claim-code": ORGANIZER, "merge": ORGANIZER, "ask-merge": SIGNED_IN},
+        "action": ["claim-code", "merge", "ask-merge"],
+    },
     "self-register": {"GET": PUBLIC, "POST": SIGNED_IN},
     "self-check-in": {"GET": PUBLIC, "POST": SIGNED_IN},
     "manage-registration": {"GET": ORGANIZER, "POST": ORGANIZER},
@@ -193,7 +202,11 @@ ROUTES: dict[str, dict] = {
         "action": ["check-in", "check-out", "form", "close"],
     },
     "account-ladders-api": {"GET": SIGNED_IN},
-    "ladder-request-answer-api": {"POST": SELF, "answer": ANSWERS},
+    "ladder-request-answer-api": {
+        "POST": SELF,
+        "answer": ANSWERS,
+        "unfilled": "no ladder request in the world yet",
+    },
     "series-list": {"GET": PUBLIC},
     "new-series": {"GET": SIGNED_IN, "POST": SIGNED_IN},
     "series-page": {"GET": PUBLIC},
@@ -206,19 +219,36 @@ ROUTES: dict[str, dict] = {
     "ladder-page": {"GET": PUBLIC},
     "ladder-floor": {"GET": PUBLIC},
     "ladder-action": {"POST": CREATOR, "action": ["check-in", "check-out", "form", "close"]},
-    "ladder-request-answer": {"POST": SELF, "answer": ANSWERS},
+    "ladder-request-answer": {
+        "POST": SELF,
+        "answer": ANSWERS,
+        "unfilled": "no ladder request in the world yet",
+    },
     "seed-by-rating": {"GET": ORGANIZER, "POST": ORGANIZER},
 }
 
-# Django's admin: every page is its staff's (is_staff), whatever the model.
-ADMIN = {"GET": SUPERUSER, "POST": SUPERUSER}
-ADMIN_PUBLIC = {"admin:login": {"GET": PUBLIC, "POST": PUBLIC}, "admin:logout": ADMIN}
+# Django's admin: every page is its staff's (is_staff), whatever the model; the staff-only
+# check comes before any object is looked up, so any object id tells the same.
+ADMIN = {
+    "GET": SUPERUSER,
+    "POST": SUPERUSER,
+    "object_id": ["1"],
+    "app_label": ["accounts"],
+    "content_type_id": ["1"],
+    "url": ["nowhere/"],
+    "id": ["1"],
+}
+ADMIN_PUBLIC = {
+    "admin:login": {"GET": PUBLIC, "POST": PUBLIC},
+    # Signing out is anyone's; Django's admin sends a GET on to its login page.
+    "admin:logout": {"GET": PUBLIC, "POST": PUBLIC},
+}
 
 
 def entry(name: str) -> dict | None:
     """The table's entry for a route name, or None when it has none."""
     if name in ROUTES:
         return ROUTES[name]
-    if name.startswith("admin:"):
+    if name.startswith(("admin:", "admin/")):
         return ADMIN_PUBLIC.get(name, ADMIN)
     return None
