@@ -196,6 +196,16 @@ def ask(session: LadderSession, *, by, player: Player) -> LadderRequest:
             raise CircuitConflict(message, "player")
         if LadderPlayer.objects.filter(session=session, player=player, present=True).exists():
             raise CircuitConflict(say("{name} is already here.", name=str(player)), "player")
+        # One unanswered request from one organizer at a time: asking from many sessions
+        # does not fill a person's account page.
+        elsewhere = LadderRequest.objects.filter(
+            asked_by=by, player=player, answer=LadderRequest.Answer.PENDING
+        ).exclude(session=session)
+        if elsewhere.exists():
+            raise CircuitConflict(
+                say("{name} has yet to answer your request for another session.", name=str(player)),
+                "player",
+            )
         asked = asked or LadderRequest(session=session, player=player)
         asked.asked_by, asked.asked_at = by, timezone.now()
         asked.answer, asked.answered_at = LadderRequest.Answer.PENDING, None

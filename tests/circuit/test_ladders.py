@@ -281,6 +281,19 @@ def test_a_declined_request_cannot_be_sent_again(organizer, ana):
     assert again.status_code == 409 and "declined" in again.json()["detail"]
 
 
+def test_an_organizer_has_one_unanswered_request_per_player(organizer, ana):
+    first, second = (
+        ladders.create_session(by=organizer, name=name, ruleset_key="cutthroat")
+        for name in ("Lunes", "Martes")
+    )
+    ladders.ask(first, by=organizer, player=ana)
+    again = client_for(organizer).post(
+        f"/api/v1/ladders/{second.slug}/ask/", {"player_id": ana.pk}, format="json"
+    )
+    assert again.status_code == 409 and "another session" in again.json()["detail"]
+    assert LadderRequest.objects.count() == 1
+
+
 def test_the_organizer_checks_in_the_unlinked_players_they_created(organizer, mallory):
     from tournaments import services as events
 
