@@ -4,15 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0003_player_identity_keys'),
+        ("accounts", "0003_player_identity_keys"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='preference',
-            name='emails',
-            field=models.BooleanField(default=True, help_text='Off: no email at all, whatever the event (one-click unsubscribe).'),
+            model_name="preference",
+            name="emails",
+            field=models.BooleanField(
+                default=True,
+                help_text="Off: no email at all, whatever the event (one-click unsubscribe).",
+            ),
         ),
     ]
