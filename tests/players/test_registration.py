@@ -418,3 +418,17 @@ def test_emails_are_capped_per_recipient_and_per_sender(organizer, settings):
     # The organizer's events caused two emails this hour: Cira's is not written.
     assert [m.to[0] for m in mail.outbox] == ["ana@example.org", "beto@example.org"]
     assert Application.objects.filter(status=Status.ENTERED).count() == 4
+
+
+def test_an_email_to_someone_who_turned_emails_off_meanwhile_is_not_sent(organizer, tournament):
+    from django.db import transaction
+
+    from accounts.services import set_emails
+
+    registration.open_registration(tournament, by=organizer)
+    ana = user("Ana R")
+    with transaction.atomic():
+        registration.enter(tournament, by=ana)
+        assert Notice.objects.count() == 1  # written with the entry...
+        set_emails(ana, False)
+    assert not mail.outbox and not Notice.objects.exists()  # ...and dropped unsent
