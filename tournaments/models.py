@@ -426,7 +426,8 @@ class MatchSeat(models.Model):
                     placement__gte=1,
                     won__isnull=False,
                     sides__gte=2,
-                    sides__lte=4,
+                    # Two-box Cutthroat seats up to six (RULES.md).
+                    sides__lte=6,
                     placement__lte=models.F("sides"),
                     opponents_total__isnull=False,
                     hands_won__isnull=False,

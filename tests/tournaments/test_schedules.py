@@ -2,13 +2,16 @@
 locks; late arrivals re-planned; every table size; brackets advanced after the commit."""
 
 import itertools
+import random
 
 import pytest
 from django.test import Client
 
 from tests.factories import UserFactory, client_for, event_referee
+from tournaments.demo import play
 from tournaments.models import Match, MatchSeat, Round, ScheduleEntry, StageSchedule
 from tournaments.pairing import PairingError
+from tournaments.selectors import standing_lines
 from tournaments.services import (
     TournamentConflict,
     add_stage,
@@ -21,6 +24,7 @@ from tournaments.services import (
 )
 from tournaments.services import pairing as adapter
 from tournaments.services import rounds as rounds_service
+from tournaments.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db
 
@@ -192,12 +196,30 @@ def test_a_two_sided_round_robin_plays_the_rounds_it_is_set_to(organizer):
     [("round_robin", {"rounds": 3}), ("swiss", {"rounds": 3}), ("pools", {"pools": 2})],
 )
 def test_two_box_at_five_or_six_a_table_plays_every_format(organizer, size, format, options):
+    """Every table of the round is seated, played to its end and counted: a table of five
+    or six keeps its result on its seats and in the standings."""
     tournament = event(organizer, 4 * size, table_size=size, ruleset="two_box")
     stage = add_stage(tournament, by=organizer, name="Stage", format=format, settings=options)
     round_ = generate_round(stage, by=organizer)
     sizes = [m.seats.count() for m in round_.matches.all()]
     assert sum(sizes) == 4 * size
     assert max(sizes) == size
+    publish_round(round_, by=organizer)
+    for match in round_.matches.filter(bye=False):
+        play(match.game, organizer, random.Random(match.pk))
+    seats = MatchSeat.objects.filter(round=round_)
+    assert not seats.filter(total=None).exists()
+    assert set(seats.values_list("sides", flat=True)) == set(sizes)
+    rebuild_standings(tournament.pk)
+    lines, total = standing_lines(tournament, stage=stage)
+    assert total == 4 * size
+    assert all(line.games_played == 1 for line in lines)
+    # Each entrant's points against are the others' totals at its table over its
+    # opponents, exactly (a table of six shares them out in fifths).
+    for seat in seats.select_related("match"):
+        line = next(line for line in lines if line.entrant_id == seat.entrant_id)
+        against = seat.opponents_total / (seat.sides - 1)
+        assert line.metrics["points_against"] == pytest.approx(round(against, 2))
 
 
 def test_a_pairing_error_in_advancing_a_bracket_does_not_fail_the_referees_hand(
