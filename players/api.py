@@ -292,13 +292,13 @@ class PlayerDetailView(APIView):
         return Response(PlayerDetailSerializer(player, context={"user": request.user}).data)
 
 
-def _may_not(request, player) -> None:
-    """A clear 403 before anything else when the user may not look after ``player``."""
-    if not allowed(request.user, "player.manage", player):
+def _may_not(request, action: str, player) -> None:
+    """A clear 403 before anything else when the user may not do ``action`` to ``player``."""
+    if not allowed(request.user, action, player):
         raise PermissionDenied(
             gettext(
-                "Only the account holder of a linked player, or an organizer of every event "
-                "an unlinked player entered, may do that."
+                "Only an organizer of every event this player entered may do that, and only "
+                "while no account holds the player."
             )
         )
 
@@ -311,7 +311,7 @@ class PlayerMergeView(APIView):
     def post(self, request, pk: int):
         _signed_in(request)
         player = _player(pk)
-        _may_not(request, player)
+        _may_not(request, "player.merge", player)
 
         def merge():
             body = MergeSerializer(data=request.data)
@@ -319,7 +319,7 @@ class PlayerMergeView(APIView):
             other = Player.objects.filter(pk=body.validated_data["other"]).first()
             if other is None:
                 raise identity.PlayerError(gettext("There is no such player."), "other")
-            _may_not(request, other)
+            _may_not(request, "player.merge", other)
             kept = identity.merge_players(player, other, by=request.user)
             return Response(PlayerDetailSerializer(kept, context={"user": request.user}).data)
 
@@ -334,7 +334,7 @@ class ClaimCodeView(APIView):
     def post(self, request, pk: int):
         _signed_in(request)
         player = _player(pk)
-        _may_not(request, player)
+        _may_not(request, "player.claim_code", player)
 
         def issue():
             issued = identity.issue_claim_code(player, by=request.user)

@@ -70,17 +70,8 @@ def merge_players(keep: Player, other: Player, *, by) -> Player:
     _check_two(keep, other)
     with transaction.atomic():
         keep, other = _lock(keep, other)
-        for player in (keep, other):
-            require(by, "player.manage", player)
-            if player.user_id and not _superuser(by):
-                raise PlayerConflict(
-                    say(
-                        "{name} is linked to an account: its holder asks for a merge from "
-                        "the other player's page, and the organizers confirm it.",
-                        name=player.display_name,
-                    ),
-                    "other",
-                )
+        require(by, "player.merge", keep)
+        require(by, "player.merge", other)
         return _merge(keep, other, by=by)
 
 
@@ -267,8 +258,8 @@ def issue_claim_code(player: Player, *, by) -> IssuedCode:
     the code is shown now and never again (only its digest is kept)."""
     with transaction.atomic():
         player = Player.objects.select_for_update().get(pk=player.pk)
-        require(by, "player.manage", player)
-        if player.user_id:
+        require(by, "player.claim_code", player)
+        if player.user_id:  # a superuser's request
             raise PlayerConflict(
                 say("{name} is already linked to an account.", name=player.display_name),
                 "player",

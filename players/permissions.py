@@ -44,7 +44,8 @@ def the_account_holder(user, player) -> bool:
     return is_signed_in(user) and player is not None and player.user_id == user.pk
 
 
-@grants("player.manage")
+@grants("player.claim_code")
+@grants("player.merge")
 def the_organizers_of_every_event_of_an_unlinked_player(user, player) -> bool:
     """Give a claim code, merge: only for a player no account holds, and only by an
     organizer of every event they entered (entering them in one's own event gives

@@ -60,10 +60,10 @@ def player_page(request, pk: int):
     except _Moved as moved:
         return redirect("player-page", pk=moved.pk)
     events = selectors.player_events(player, request.user)
-    manages = allowed(request.user, "player.manage", player)
+    manages = allowed(request.user, "player.merge", player)
     own = selectors.own_player(request.user)
     given, duplicates = False, []
-    if manages and not player.user_id:
+    if manages:
         # A code is shown once, when given: the page only says one exists.
         given = ClaimCode.objects.filter(player=player).exists()
         duplicates = similar_players(player)
@@ -74,7 +74,7 @@ def player_page(request, pk: int):
             "player": player,
             "events": events,
             "games": sum(line.games for line in events),
-            "manages": manages and not player.user_id,
+            "manages": manages,
             "given": given,
             "duplicates": duplicates,
             "is_me": own is not None and own.pk == player.pk,
@@ -84,8 +84,8 @@ def player_page(request, pk: int):
 
 
 NOT_YOURS = gettext_lazy(
-    "Only the account holder of a linked player, or an organizer of every event an unlinked "
-    "player entered, may do that."
+    "Only an organizer of every event this player entered may do that, and only while no "
+    "account holds the player."
 )
 
 
@@ -112,7 +112,7 @@ def player_action(request, pk: int, action: str):
         return redirect("account")
     if action not in ("claim-code", "merge"):
         raise Http404("No such action.")
-    if not allowed(request.user, "player.manage", player):
+    if not allowed(request.user, "player." + action.replace("-", "_"), player):
         raise PermissionDenied(NOT_YOURS)
     try:
         if action == "claim-code":

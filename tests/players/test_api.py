@@ -262,6 +262,10 @@ def test_a_linked_player_is_not_merged_into_a_puppet(organizer):
         f"/api/v1/players/{ana.pk}/merge/", {"other": puppet.pk}
     )
     assert by_organizer.status_code == 403
+    # Nor by Ana herself: she asks for a merge, and gives herself no code.
+    holder = client_for(person)
+    assert holder.post(f"/api/v1/players/{ana.pk}/merge/", {"other": puppet.pk}).status_code == 403
+    assert holder.post(f"/api/v1/players/{ana.pk}/claim-code/").status_code == 403
     assert Player.objects.count() == 2 and not PlayerMerge.objects.exists()
     assert Entrant.objects.get(tournament__slug="one").player == ana
     assert client_for(None).get(f"/api/v1/players/{ana.pk}/").status_code == 200

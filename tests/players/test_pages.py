@@ -226,7 +226,7 @@ def test_an_organizer_of_one_of_their_events_cannot_look_after_a_player(organize
     assert client.post(f"/players/{ana.pk}/claim-code/").status_code == 403
     assert client.post(f"/players/{ana.pk}/merge/", {"other": puppet.pk}).status_code == 403
     refused = client.post(f"/players/{puppet.pk}/merge/", {"other": ana.pk}, follow=True)
-    assert "every event an unlinked player entered" in refused.content.decode()
+    assert "every event this player entered" in refused.content.decode()
     assert Player.objects.count() == 2 and not ClaimCode.objects.exists()
 
 
