@@ -222,13 +222,15 @@ class Walker:
         *,
         read=False,
         kinds=OUTSIDERS,
+        warm=True,
         **how,
     ):
         """Ask ``path`` as the insider (to fill the caches), then as each outsider.
 
         ``read``: a write method on a route the table gives none, answered as a read; it
-        may answer whoever may read the route, and must change nothing for anyone."""
-        if method == "GET":
+        may answer whoever may read the route, and must change nothing for anyone.
+        ``warm``: False where nothing is kept between requests (the admin)."""
+        if method == "GET" and warm:
             self.ask(
                 "insider" if target in ("private", "none") else "organizer", method, path, **how
             )

@@ -14,7 +14,8 @@ Each route name maps its methods to the least a viewer must be for the answer to
 A write method a route does not list is nobody's: whoever may not read the route must be
 refused it, and nothing may change for anyone (a page that answers a POST as it answers a
 GET tells no more than its GET). A word parameter (an action, an export's kind) lists the
-values to try; a parameter the world cannot fill says why under ``unfilled``.
+values to try; a parameter the world cannot fill says why under ``unfilled``; ``askers``
+narrows who asks a route whose answer is the same for everyone.
 """
 
 PUBLIC = "public"
@@ -32,7 +33,8 @@ ROUTES: dict[str, dict] = {
     # --- the site --------------------------------------------------------------------
     "home": {"GET": PUBLIC},
     "health": {"GET": PUBLIC},
-    "schema": {"GET": PUBLIC},
+    # The schema is the code's, the same for everyone: one outsider asks it.
+    "schema": {"GET": PUBLIC, "askers": ("anonymous",)},
     "api-docs": {"GET": PUBLIC},
     "api-root": {"GET": PUBLIC},
     "api-not-found": {},  # any other /api/ path: a 404 for everyone
