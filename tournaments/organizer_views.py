@@ -558,11 +558,17 @@ def answer_invitation(request, pk: int, answer: str):
     if invitation is None or answer not in ("accept", "decline"):
         raise Http404("No such invitation.")
     name = invitation.tournament.name
+    try:
+        if answer == "decline":
+            services.decline_invitation(invitation, by=request.user)
+        else:
+            staff = services.accept_invitation(invitation, by=request.user)
+    except DomainError as error:  # no longer open to this account: said, nothing changed
+        messages.error(request, told(error.message))
+        return redirect("account")
     if answer == "decline":
-        services.decline_invitation(invitation, by=request.user)
         messages.success(request, gettext("You declined the role in {name}.").format(name=name))
         return redirect("account")
-    staff = services.accept_invitation(invitation, by=request.user)
     messages.success(
         request,
         gettext("You are now {role} of {name}.").format(

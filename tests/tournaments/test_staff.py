@@ -3,6 +3,7 @@ table's referee only from the event's staff, tokens only for the event's own acc
 
 import pytest
 from django.core.exceptions import PermissionDenied
+from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -355,6 +356,14 @@ def test_an_event_account_cannot_accept_an_invitation_sent_before_the_rule(
     invitation = Invitation.objects.create(tournament=other, user=mesa, role="organizer")
     answer = client_for(mesa).post(f"/api/v1/invitations/{invitation.pk}/accept/")
     assert answer.status_code == 409
+    assert not Staff.objects.filter(tournament=other, user=mesa).exists()
+    # From the account page too: refused in words, back on the account page.
+    page = Client()
+    page.force_login(mesa)
+    refused = page.post(f"/invitations/{invitation.pk}/accept/", follow=True)
+    assert refused.status_code == 200
+    assert refused.redirect_chain[-1][0].endswith("/accounts/")
+    assert any(m.level_tag == "error" for m in refused.context["messages"])
     assert not Staff.objects.filter(tournament=other, user=mesa).exists()
 
 
