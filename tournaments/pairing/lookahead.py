@@ -94,6 +94,43 @@ class Completion:
             self.settled = False
             return None
 
+    def cheapest(self, price, rounds_after: int, *, below: float) -> Round | None:
+        """The repeat-free round of least total ``price`` (of each table, a sorted tuple;
+        never negative) that ``rounds_after`` repeat-free rounds can still follow, if one
+        costs less than ``below``; else None.
+
+        Branch and bound over the same tables as ``rounds``, each player's cheapest first:
+        a branch ends as soon as its tables cost as much as the best round found. Where
+        the work runs out (``settled`` False) the best round found so far is returned.
+        """
+        best: list = [below, None]
+
+        def seat(unseated: int, counts: dict, tables: list, spent: float) -> None:
+            if not unseated:
+                later = self._complete(after(self.allowed, tables), rounds_after, None, None)
+                if later is not None:
+                    best[:] = [spent, list(tables)]
+                return
+            options = self._options(self.allowed, unseated, counts, None, None, None)
+            priced = sorted(
+                (price(tuple(sorted(table))), tuple(sorted(table)), size) for table, size in options
+            )
+            for cost, table, size in priced:
+                if spent + cost >= best[0]:
+                    break
+                counts[size] -= 1
+                tables.append(table)
+                seat(unseated & ~mask_of(table), counts, tables, spent + cost)
+                tables.pop()
+                counts[size] += 1
+
+        self.settled = True
+        try:
+            seat((1 << self.n) - 1, dict(self.counts), [], 0.0)
+        except _OutOfWork:
+            self.settled = False
+        return best[1]
+
     def _charge(self, amount: int) -> None:
         self.work -= amount
         if self.work < 0:

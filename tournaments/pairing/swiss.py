@@ -227,7 +227,10 @@ def plan_ahead(
         if search.total(closer) >= cost - 1e-9:
             break
         chosen, cost = closer, search.total(closer)
-    return chosen
+    # A round closer still, by a branch and bound below the one found.
+    exact = lookahead.Completion(allowed, search.sizes, rng=rng, work=AHEAD_WORK)
+    closest = exact.cheapest(search.table_cost, rounds_left - 1, below=cost - 1e-9)
+    return [list(t) for t in closest] if closest else chosen
 
 
 # Swaps tried in one round's descent at most: a few thousand moves at 64 entrants.
