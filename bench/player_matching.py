@@ -75,9 +75,10 @@ def main() -> None:
     args = parser.parse_args()
 
     from accounts.models import Player
-    from accounts.players import choice_key
+    from accounts.players import candidate_token, choice_key
     from tests.factories import UserFactory
     from tournaments import services
+    from tournaments.services.entrants import choice_scope
 
     setup_test_environment()
     old = setup_databases(verbosity=0, interactive=False)
@@ -108,7 +109,12 @@ def main() -> None:
             ids = dict(
                 Player.objects.filter(display_name__in=close).values_list("display_name", "pk")
             )
-            choices = {choice_key(t): ids[n] for t, n in by_typo.items()}
+            # The organizer picks each close name's candidate with the token it was offered.
+            scope = choice_scope(tournament, organizer)
+            choices = {
+                choice_key(t): candidate_token(choice_key(t), ids[n], scope)
+                for t, n in by_typo.items()
+            }
 
             def register(text=text, choices=choices):
                 services.register_entrants(tournament, by=organizer, text=text, choices=choices)
