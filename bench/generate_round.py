@@ -104,15 +104,25 @@ def stray(tables, field) -> list[int]:
     ]
 
 
+def gaps(tables, field) -> list[float]:
+    """Per table, the squared score gaps of its pairs: what the standings ask to keep low."""
+    score = {e.id: e.score for e in field}
+    return [
+        sum((score[a] - score[b]) ** 2 for a, b in itertools.combinations(table, 2))
+        for table in tables
+    ]
+
+
 def simulate(n: int, rounds: int, seed: int, *, ahead: bool) -> dict:
     """One event: its repeats; with ``ahead``, each round's tables' stray planned ahead
     and as the round alone would be seated, and of the rounds that differ (``moved``:
-    pairs of lists, ahead and alone); the CPU seconds of each round planned ahead and
-    alone (``cpu``, ``cpu_alone``)."""
+    pairs of lists, ahead and alone; ``gaps``: their squared score gaps); the CPU
+    seconds of each round planned ahead and alone (``cpu``, ``cpu_alone``)."""
     rng = random.Random(f"{n}:{rounds}:{seed}")
     met = {i: {} for i in range(n)}
     score = dict.fromkeys(range(n), 0.0)
     figures = {"repeats": 0, "stray": [], "alone": [], "moved": [], "cpu": [], "cpu_alone": []}
+    figures["gaps"] = []
     for number in range(1, rounds + 1):
         stubs = [EntrantStub(id=i, seed=i + 1, score=score[i], met=dict(met[i])) for i in range(n)]
         field = standings_order(stubs)
@@ -129,6 +139,7 @@ def simulate(n: int, rounds: int, seed: int, *, ahead: bool) -> dict:
             figures["alone"] += stray(alone, field)
             if {frozenset(t) for t in tables} != {frozenset(t) for t in alone}:
                 figures["moved"].append((stray(tables, field), stray(alone, field)))
+                figures["gaps"].append((gaps(tables, field), gaps(alone, field)))
         for table in tables:
             for a, b in itertools.combinations(table, 2):
                 figures["repeats"] += met[a].get(b, 0)
@@ -158,7 +169,10 @@ def lookahead(seeds: int) -> None:
             f"{mean([x for e in ahead for x in e['stray']]):.2f} planned ahead; "
             f"rounds changed {len(moved)} of {seeds * rounds}, their stray "
             f"{mean([x for _, a in moved for x in a]):.2f} alone, "
-            f"{mean([x for s, _ in moved for x in s]):.2f} planned ahead; slowest round "
+            f"{mean([x for s, _ in moved for x in s]):.2f} planned ahead, squared score gaps "
+            f"per table {mean([x for e in ahead for _, a in e['gaps'] for x in a]):.1f} alone, "
+            f"{mean([x for e in ahead for s, _ in e['gaps'] for x in s]):.1f} planned ahead; "
+            "slowest round "
             f"{max(x for e in alone for x in e['cpu']):.3f} s CPU round by round, "
             f"{max(x for e in ahead for x in e['cpu']):.3f} s planned ahead"
         )
