@@ -29,16 +29,16 @@ _forfeiting: ContextVar[tuple[int, int] | None] = ContextVar("ladder_forfeit", d
 
 def created_by(player) -> int | None:
     """The user who created ``player``: the creator of the first event or ladder the
-    player appeared in (by the entry's time; a ladder entry made before check-ins were
-    timed counts from its ladder's opening)."""
+    player appeared in (by the entry's time; a ladder entry older than that record
+    counts from its ladder's opening)."""
     appearances = [
         *Entrant.objects.filter(player=player).values_list("created_at", "tournament__created_by"),
         *Entrant.objects.filter(partner=player).values_list("created_at", "tournament__created_by"),
         *(
-            (consented_at or opened_at, by)
-            for consented_at, opened_at, by in LadderPlayer.objects.filter(
-                player=player
-            ).values_list("consented_at", "session__created_at", "session__created_by")
+            (came_at or opened_at, by)
+            for came_at, opened_at, by in LadderPlayer.objects.filter(player=player).values_list(
+                "created_at", "session__created_at", "session__created_by"
+            )
         ),
     ]
     return min(appearances, key=lambda appearance: appearance[0])[1] if appearances else None

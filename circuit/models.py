@@ -288,6 +288,8 @@ class LadderPlayer(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     consented_at = models.DateTimeField(null=True, blank=True)
+    # When the player first came to the session (empty on entries older than the record).
+    created_at = models.DateTimeField(auto_now_add=True, null=True)
 
     class Meta:
         ordering = ["session", "waiting_since", "pk"]

@@ -49,6 +49,11 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name='ladderplayer',
+            name='created_at',
+            field=models.DateTimeField(auto_now_add=True, null=True),
+        ),
+        migrations.AddField(
+            model_name='ladderplayer',
             name='consented_by',
             field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
         ),

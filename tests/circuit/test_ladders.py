@@ -408,3 +408,22 @@ def test_the_ladder_page_offers_the_request_and_the_forfeit(client, two_at_a_tab
     client.force_login(cira.user)
     page = client.get(f"/ladders/{session.slug}/").content.decode()
     assert "The organizer asks you to check in." in page
+
+
+def test_a_player_stays_the_organizer_who_created_them(organizer, mallory):
+    """The creator is whoever's event or ladder the player came to first, however often
+    they come back later."""
+    from circuit.consent import created_by
+    from circuit.services.common import CircuitError
+    from tournaments import services as events
+
+    session = ladders.create_session(by=organizer, name="Home", ruleset_key="cutthroat")
+    (zoe,) = arrivals(session, organizer, 1)
+    event = events.create_tournament(by=mallory, name="Elsewhere", ruleset_key="cutthroat")
+    events.register_entrant(event, by=mallory, player=zoe)
+    ladders.check_out(session, by=organizer, player=zoe)
+    ladders.check_in(session, by=organizer, player=zoe)  # back, later than her entry
+    assert created_by(zoe) == organizer.pk
+    theirs = ladders.create_session(by=mallory, name="Theirs", ruleset_key="cutthroat")
+    with pytest.raises(CircuitError):
+        ladders.check_in(theirs, by=mallory, player=zoe)
