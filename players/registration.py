@@ -27,8 +27,8 @@ from accounts.permissions import allowed, require
 from accounts.players import look_up, new_player
 from domain.say import say
 from players import notices
-from players.identity import PlayerConflict, PlayerError
-from players.models import ACTIVE, Application, Registration
+from players.identity import PlayerConflict, PlayerError, record
+from players.models import ACTIVE, Application, IdentityAct, Registration
 from players.permissions import entries_of
 from tournaments import services
 from tournaments.models import Entrant, Tournament
@@ -136,7 +136,9 @@ def _player_of(user, name: str, new: bool, field: str) -> Player:
             ),
             field,
         )
-    return new_player(name, user=user)
+    player = new_player(name, user=user)
+    record(IdentityAct.Kind.LINK, by=user, player=player)
+    return player
 
 
 def enter(

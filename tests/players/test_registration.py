@@ -11,7 +11,7 @@ from django.utils import timezone
 from accounts.models import Player
 from players import registration
 from players.identity import PlayerConflict
-from players.models import Application, Notice
+from players.models import Application, IdentityAct, Notice
 from players.tasks import sweep_notices
 from tests.factories import SuperuserFactory, UserFactory, client_for
 from tests.players.conftest import event
@@ -36,6 +36,9 @@ def test_a_player_enters_themselves_and_is_told(organizer, tournament):
     assert mail.outbox[0].subject == "capicu: your entry is confirmed"  # fixed wording
     assert "“Viernes Cut-Throat”" in mail.outbox[0].body  # the organizer's text, quoted
     assert Notice.objects.get().sent_at is not None
+    # The new player linked to her account is in her identity record.
+    [act] = IdentityAct.objects.filter(account=ana)
+    assert (act.kind, act.by, act.player_id) == ("link", ana, entry.entrant.player_id)
     with pytest.raises(PlayerConflict):
         registration.enter(tournament, by=ana)
 
