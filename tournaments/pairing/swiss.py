@@ -6,8 +6,9 @@ gap; the field is matched in overlapping windows of the standings so that a thou
 entrants pair in well under a second. An odd field gives the bye to the lowest-ranked
 entrant who has had the fewest byes. Three or more a table: an optimisation over the
 whole round (``pair_tables``): fewest repeat meetings first, score groups together
-second. The score is the tournament's match points (its placement points), as the
-standings count them.
+second; where the stage's rounds left could all be played without a repeat, a round is
+chosen that keeps them so (``plan_ahead``). The score is the tournament's match points
+(its placement points), as the standings count them.
 """
 
 import dataclasses
@@ -178,8 +179,9 @@ def pair_tables(
     return result, flags
 
 
-# The work (players looked at) the search for repeat-free rounds left may do in one
-# round: about a tenth of a second here.
+# The work (players looked at) each of a round's two searches for repeat-free rounds
+# left (the schedule and its descents, the branch and bound) may do: about a tenth of a
+# second each here, spent only where the standings' round leaves no way through.
 AHEAD_WORK = 25_000
 # Times the rounds after the chosen one are searched again, away from the round the
 # standings ask for, so that the descent can bring the chosen round closer to it.
@@ -198,8 +200,11 @@ def plan_ahead(
     placed taking ``best``'s tables where they can; that first round is then descended by
     the round's cost with the schedule's later meetings counted as repeats (so it stays
     one they can follow), and the later rounds are searched again away from ``best``'s
-    meetings to let it come closer. Before the first round nobody has met: every round is
-    as good as another for the rounds left, so ``best`` stands.
+    meetings to let it come closer. Last, a branch and bound (``Completion.cheapest``)
+    looks for a round of lower cost that the rounds left can still follow: within its
+    work, the round it ends with is the one closest to the standings of all those. Before
+    the first round nobody has met: every round is as good as another for the rounds
+    left, so ``best`` stands.
     """
     if not any(search.met):
         return best
@@ -230,7 +235,9 @@ def plan_ahead(
     # A round closer still, by a branch and bound below the one found.
     exact = lookahead.Completion(allowed, search.sizes, rng=rng, work=AHEAD_WORK)
     closest = exact.cheapest(search.table_cost, rounds_left - 1, below=cost - 1e-9)
-    return [list(t) for t in closest] if closest else chosen
+    if not closest:
+        return chosen
+    return sorted((list(t) for t in closest), key=lambda t: (len(t) < search.full, min(t)))
 
 
 # Swaps tried in one round's descent at most: a few thousand moves at 64 entrants.
