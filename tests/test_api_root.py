@@ -4,6 +4,8 @@ import re
 
 import pytest
 
+from tests.factories import UserFactory
+
 
 @pytest.mark.django_db
 def test_api_root_lists_schema_and_docs(client):
@@ -56,6 +58,19 @@ def test_every_unknown_api_path_answers_a_json_404(client, settings, debug, url)
     assert response.status_code == 404
     assert response["Content-Type"] == "application/json"
     assert response.json()["detail"] == "No encontrado."
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+def test_a_write_to_an_unknown_api_path_is_a_json_404_without_a_csrf_token(method):
+    from django.test import Client
+
+    # A browser session without its CSRF token: still told "not found", in JSON.
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(UserFactory())
+    response = getattr(client, method)("/api/v1/players/null,null/merge/", {"other": 1})
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
 
 
 @pytest.mark.django_db
