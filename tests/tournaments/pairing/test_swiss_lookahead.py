@@ -162,3 +162,48 @@ def test_the_search_stops_at_its_work_budget_and_says_so():
     )
     assert search.rounds(5) is None
     assert not search.settled
+
+
+def every_round(allowed, sizes):
+    """Every repeat-free seating at tables of one size, by trying them all (small fields)."""
+    n, size = len(allowed), sizes[0]
+    found = []
+
+    def seat(left, tables):
+        if not left:
+            found.append(list(tables))
+            return
+        first, rest = left[0], left[1:]
+        for others in itertools.combinations(rest, size - 1):
+            table = (first, *others)
+            if all(allowed[a] >> b & 1 for a, b in itertools.combinations(table, 2)):
+                seat([p for p in rest if p not in others], [*tables, table])
+
+    seat(list(range(n)), [])
+    return found
+
+
+def test_the_branch_and_bound_finds_the_cheapest_round_the_rounds_left_can_follow():
+    """Sixteen after two rounds, two still to play: of every repeat-free third round that
+    a repeat-free fourth can follow, the cheapest (squared place gaps), as trying them all
+    finds; nothing where the cheapest costs no less than ``below``."""
+    n, sizes = 16, table_sizes(16, 4)
+    fresh = [((1 << n) - 1) & ~(1 << p) for p in range(n)]
+    for seed in range(4):
+        played = Completion(fresh, sizes, rng=random.Random(seed), work=10**6).rounds(2)
+        allowed = fresh
+        for tables in played:
+            allowed = after(allowed, tables)
+
+        def price(table):
+            return sum((a - b) ** 2 for a, b in itertools.combinations(table, 2))
+
+        check = Completion(allowed, sizes, rng=None, work=10**6)
+        followed = [r for r in every_round(allowed, sizes) if check.rounds(1, played=[r])]
+        cheapest = min(sum(price(t) for t in r) for r in followed)
+        search = Completion(allowed, sizes, rng=random.Random(0), work=10**6)
+        found = search.cheapest(price, 1, below=float("inf"))
+        assert search.settled
+        assert sum(price(t) for t in found) == cheapest
+        assert check.rounds(1, played=[found]) is not None
+        assert search.cheapest(price, 1, below=cheapest) is None
