@@ -12,7 +12,9 @@ others who may all still meet each other. A branch ends as soon as a player left
 cannot fill the smallest table still open, or a player cannot meet enough new others
 for the rounds still to come. The search is complete, so where it ends within its work
 budget its answer is exact; work is counted (players looked at), never time, so the
-same input gives the same answer on any machine.
+same input gives the same answer on any machine. ``Completion.cheapest`` searches the
+same tables by branch and bound for the round of least cost that the rounds after it
+can still follow.
 
 Players are indices 0 … n - 1 (a Swiss round's standings order); who may still meet
 whom is a bit mask per player. Pure Python: no Django.
