@@ -161,7 +161,10 @@ ROUTES: dict[str, dict] = {
     "account-identity": {"GET": SIGNED_IN},
     "account-unlink": {"POST": SIGNED_IN},
     "merge-request-list": {"GET": SIGNED_IN, "POST": SIGNED_IN},
-    "merge-request-confirm": {"POST": SELF, "unfilled": "no merge request in the world yet"},
+    "merge-request-confirm": {
+        "POST": SELF,
+        "unfilled": "the world holds no merge request (it needs two linked players)",
+    },
     "tournament-registration": {"GET": PUBLIC, "PUT": ORGANIZER, "DELETE": ORGANIZER},
     "tournament-applications": {"GET": SIGNED_IN, "POST": SIGNED_IN},
     "tournament-self-check-in": {"POST": SIGNED_IN},
@@ -175,7 +178,7 @@ ROUTES: dict[str, dict] = {
     "player-unlink": {"POST": SIGNED_IN},
     "merge-request-confirm-page": {
         "POST": SELF,
-        "unfilled": "no merge request in the world yet",
+        "unfilled": "the world holds no merge request (it needs two linked players)",
     },
     "player-page": {"GET": PUBLIC},
     "player-action": {
@@ -207,7 +210,7 @@ ROUTES: dict[str, dict] = {
     "ladder-request-answer-api": {
         "POST": SELF,
         "answer": ANSWERS,
-        "unfilled": "no ladder request in the world yet",
+        "unfilled": "the world holds no ladder request (it needs a seat asked for)",
     },
     "series-list": {"GET": PUBLIC},
     "new-series": {"GET": SIGNED_IN, "POST": SIGNED_IN},
@@ -224,7 +227,7 @@ ROUTES: dict[str, dict] = {
     "ladder-request-answer": {
         "POST": SELF,
         "answer": ANSWERS,
-        "unfilled": "no ladder request in the world yet",
+        "unfilled": "the world holds no ladder request (it needs a seat asked for)",
     },
     "seed-by-rating": {"GET": ORGANIZER, "POST": ORGANIZER},
 }
