@@ -119,6 +119,11 @@ def build_world() -> World:
         by=u["p_org"], name="Escalera Zafiro", ruleset_key="cutthroat", public=False
     )
     ladder_services.check_in(ladder, by=u["p_org"], player=p_players[1])
+    # The invitee's own player asks to take in one of the private event's players, and is
+    # asked to sit in the private ladder: requests only they or the event's organizer answer.
+    invitee_player = PlayerFactory(display_name="Ines Invitada", user=u["p_invitee"])
+    merge_request = identity.request_merge(p_players[2], by=u["p_invitee"])
+    ladder_request = ladder_services.ask(ladder, by=u["p_org"], player=invitee_player)
 
     # The outsiders' own event: public, with its organizer, referee and a player whose
     # account is linked.
@@ -152,6 +157,8 @@ def build_world() -> World:
         "invitations.pk": invitation.pk,
         "roles.pk": private.staff.get(user=u["p_ref"]).pk,
         "applications.pk": application.pk,
+        "merge-requests.pk": merge_request.pk,
+        "requests.pk": ladder_request.pk,
         "events.event_id": 1,
         "undo.event_id": 1,
     }

@@ -163,7 +163,6 @@ ROUTES: dict[str, dict] = {
     "merge-request-list": {"GET": SIGNED_IN, "POST": SIGNED_IN},
     "merge-request-confirm": {
         "POST": SELF,
-        "unfilled": "the world holds no merge request (it needs two linked players)",
     },
     "tournament-registration": {"GET": PUBLIC, "PUT": ORGANIZER, "DELETE": ORGANIZER},
     "tournament-applications": {"GET": SIGNED_IN, "POST": SIGNED_IN},
@@ -178,7 +177,6 @@ ROUTES: dict[str, dict] = {
     "player-unlink": {"POST": SIGNED_IN},
     "merge-request-confirm-page": {
         "POST": SELF,
-        "unfilled": "the world holds no merge request (it needs two linked players)",
     },
     "player-page": {"GET": PUBLIC},
     "player-action": {
@@ -210,7 +208,6 @@ ROUTES: dict[str, dict] = {
     "ladder-request-answer-api": {
         "POST": SELF,
         "answer": ANSWERS,
-        "unfilled": "the world holds no ladder request (it needs a seat asked for)",
     },
     "series-list": {"GET": PUBLIC},
     "new-series": {"GET": SIGNED_IN, "POST": SIGNED_IN},
@@ -227,7 +224,6 @@ ROUTES: dict[str, dict] = {
     "ladder-request-answer": {
         "POST": SELF,
         "answer": ANSWERS,
-        "unfilled": "the world holds no ladder request (it needs a seat asked for)",
     },
     "seed-by-rating": {"GET": ORGANIZER, "POST": ORGANIZER},
 }
