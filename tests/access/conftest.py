@@ -42,8 +42,11 @@ class World:
 
     users: dict = field(default_factory=dict)
     # target -> {parameter key -> value}; a target is "private" (the private event and
-    # what hangs from it), "draft" (its round in draft) or "other" (the outsiders' event).
+    # what hangs from it), "other" (the outsiders' public event) or "draft" (its round in
+    # draft).
     values: dict = field(default_factory=dict)
+    # kind of asker -> user (None: signed out), and the client signed in as them.
+    users_of: dict = field(default_factory=dict)
     clients: dict = field(default_factory=dict)
 
 
@@ -110,7 +113,7 @@ def build_world() -> World:
     )
     registration.open_registration(private, by=u["p_org"])
     application = registration.enter(private, by=u["p_ref"], new_player=True)
-    claim = identity.issue_claim_code(p_players[0], by=u["p_org"])
+    identity.issue_claim_code(p_players[0], by=u["p_org"])
     series = series_services.create_series(
         by=u["p_org"], name="Serie Zafiro", ruleset_key="cutthroat", public=False
     )
@@ -182,7 +185,6 @@ def build_world() -> World:
         "matches.pk": o_draft_match.pk,
         "rounds.number": o_draft.number,
     }
-    world.claim = claim
     world.users_of = {
         "anonymous": None,
         "outsider": u["outsider"],
