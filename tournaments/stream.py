@@ -608,6 +608,11 @@ async def _join(slug, stage, round_, get, language, address, session_key):
     return Opened(feed, tags, first, address)
 
 
+def _may_see(user, slug: str) -> bool:
+    tournament = Tournament.objects.filter(slug=slug).first()
+    return tournament is not None and allowed(user, "tournament.view", tournament)
+
+
 def _refusal_headers(status: int) -> dict[str, str]:
     return {"Retry-After": str(RETRY_AFTER[status])} if status in RETRY_AFTER else {}
 
@@ -627,7 +632,10 @@ async def live_events(request, slug: str):
     Under an ASGI server ``bare`` serves the browsers' streams instead, without Django's
     per-request work; this view answers the others (and every test client)."""
     if not isinstance(request, ASGIRequest):
-        # A WSGI server would hold a worker for the whole stream: the page polls instead.
+        # A WSGI server would hold a worker for the whole stream: the page polls instead
+        # (once it may see the event at all).
+        if not await sync_to_async(_may_see)(request.user, slug):
+            raise Http404("No such tournament.")
         return HttpResponse(status=204)
     # The middleware may have read the session in this request's thread: its database
     # connection is closed now, not held for the stream's life.

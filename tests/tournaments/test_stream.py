@@ -256,6 +256,10 @@ def test_under_a_wsgi_server_the_stream_is_declined_and_the_poll_still_works(cli
     assert apart(client.get, events_url(poll)).status_code == 204
     assert client.get(poll, **HTMX).status_code == 204
     assert client.get(bare(poll), **HTMX).status_code == 200
+    # An event the visitor may not see (or none at all) is not found here either.
+    assert apart(client.get, "/t/no-such-thing/events/").status_code == 404
+    update_tournament(tournament, by=tournament.created_by, public=False)
+    assert apart(client.get, events_url(poll)).status_code == 404
 
 
 def test_the_page_names_its_stream_only_where_one_is_served(client, event):
