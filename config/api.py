@@ -11,9 +11,11 @@ import logging
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.db import DataError, IntegrityError
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
+from django.urls import Resolver404, resolve
 from django.utils.translation import gettext, gettext_lazy
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.decorators import api_view, permission_classes, schema
 from rest_framework.permissions import AllowAny
@@ -148,6 +150,23 @@ def page_not_found(request, exception, template_name="404.html"):
     if request.path.startswith(API_PREFIX):
         return _json_error(exceptions.NotFound.default_detail, status.HTTP_404_NOT_FOUND)
     return defaults.page_not_found(request, exception, template_name)
+
+
+@csrf_exempt  # it changes nothing: a write without a token is told "not found" too
+def api_not_found(request):
+    """Any path under the API that names no operation: a JSON 404, also with DEBUG on
+    (whose own 404 is a page) and for a write without a CSRF token. A path that names an
+    operation once a slash is added moves to it, as ``APPEND_SLASH`` would; any other
+    path is not found at once (an address that matches no route never moves)."""
+    path = request.path_info
+    if not path.endswith("/"):
+        try:
+            match = resolve(path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.url_name != "api-not-found":
+            return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
+    return page_not_found(request, None)
 
 
 def server_error(request, template_name="500.html"):

@@ -3,11 +3,10 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
-from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from accounts.views import account, choose_language, unsubscribe
-from config.api import api_root, page_not_found
+from config.api import api_not_found, api_root
 from config.health import health
 from tournaments.role_views import leave_role
 
@@ -35,16 +34,9 @@ urlpatterns = [
     path("", include("scoring.urls")),
     path("", include("players.urls")),
     path("", include("tournaments.urls")),
-    # Any other API path is a JSON 404, also with DEBUG on (whose own 404 is a page). Only
-    # paths ending in "/": one without it is first moved to it (APPEND_SLASH).
-    # It changes nothing, so a POST needs no CSRF token to be told so (a refused token
-    # would answer with the HTML page of a 403 instead).
-    re_path(
-        r"^api/(?:.*/)?$",
-        csrf_exempt(page_not_found),
-        {"exception": None},
-        name="api-not-found",
-    ),
+    # Any other API path is a JSON 404 (``api_not_found`` moves a path missing only its
+    # slash to it).
+    re_path(r"^api/", api_not_found, name="api-not-found"),
 ]
 
 handler400 = "config.api.bad_request"

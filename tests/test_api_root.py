@@ -79,6 +79,22 @@ def test_an_api_path_without_its_slash_still_moves_to_it(client):
     assert response.status_code == 301 and response["Location"] == "/api/v1/games/"
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/v1/series/a.b/standings.csv",
+        "/api/v1/tournaments/%C3%B1%20x/export/entrants.csv",
+        "/api/v1/nothing",
+    ],
+)
+def test_an_api_path_that_matches_no_route_is_not_found_at_once(client, url):
+    # Not moved to the same path with a slash, which names nothing either.
+    response = client.get(url)
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+
+
 def test_schema_generates_without_warnings():
     import subprocess
     import sys
