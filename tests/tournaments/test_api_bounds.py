@@ -5,7 +5,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.factories import UserFactory
-from tournaments.models import Entrant, Stage, Tournament
+from tournaments.models import Entrant, Round, Stage, Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -175,6 +175,16 @@ def test_finishing_a_stage_with_a_body_that_is_not_an_object_is_refused(api):
     for body in ([1, 2], "top"):
         response = api.post(f"/api/v1/tournaments/{slug}/stages/1/finish/", body, format="json")
         assert response.status_code == 400, response.content
+
+
+def test_generating_a_round_with_a_body_that_is_not_an_object_is_refused(api):
+    slug = with_round(api)
+    rounds = Round.objects.count()
+    for body in ([1, 2], "stage", 3):
+        response = api.post(f"/api/v1/tournaments/{slug}/rounds/", body, format="json")
+        assert response.status_code == 400, response.content
+        assert response.json()["detail"] == "Send a JSON object, or nothing."
+    assert Round.objects.count() == rounds
 
 
 @pytest.mark.parametrize(

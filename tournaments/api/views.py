@@ -368,6 +368,8 @@ class RoundListView(TournamentMixin, APIView):
     def post(self, request, slug: str):
         """Generate the next round of a stage (the current one unless ``stage`` says)."""
         tournament = self.get_tournament(request, slug, manage=True)
+        if not isinstance(request.data, dict):
+            raise ValidationError({"non_field_errors": [_("Send a JSON object, or nothing.")]})
 
         def generate():
             stage = _stage_of(tournament, request)
