@@ -80,7 +80,7 @@ def test_the_organizer_settles_disputes_and_reads_the_audit(live_server, browser
     rebuild_standings(tournament.pk)
     page.goto(f"{live_server.url}/t/{tournament.slug}/")
     word = "descalificado" if language == "es" else "disqualified"
-    page.locator("#standings").get_by_text(word).first.wait_for()
+    page.locator("#standings .mark").get_by_text(word).first.wait_for()
     page.screenshot(path=f"{SHOTS}/standings-390-{language}.png", full_page=True)
     page.goto(f"{live_server.url}/games/{games[0].pk}/")
     page.screenshot(path=f"{SHOTS}/game-390-{language}.png", full_page=False)
