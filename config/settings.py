@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "tournaments",
     "players",
     "circuit",
+    "operations",
 ]
 
 MIDDLEWARE = [
@@ -280,6 +281,18 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 3600.0,
     },
 }
+
+# Backups (operations/backups.py): `manage.py backup` writes one file of the database and
+# the uploaded files to BACKUP_DIR and keeps the newest BACKUP_KEEP; beat runs it every
+# BACKUP_EVERY seconds while an event is running (0: beat never does).
+BACKUP_DIR = Path(os.environ.get("BACKUP_DIR") or BASE_DIR / "backups")
+BACKUP_KEEP = env_int("BACKUP_KEEP", 48)
+BACKUP_EVERY = env_int("BACKUP_EVERY", 3600)
+if BACKUP_EVERY > 0:
+    CELERY_BEAT_SCHEDULE["backup"] = {
+        "task": "operations.tasks.scheduled_backup",
+        "schedule": float(BACKUP_EVERY),
+    }
 
 # Rated games a player needs before the leaderboards list them (a page may ask for more).
 RATINGS_MIN_GAMES = int(os.environ.get("RATINGS_MIN_GAMES", "5"))
