@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.capicu-installed
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test lint format install clean messages bench-live
+.PHONY: run test lint format install clean messages bench-live wheel-check
 
 # The stamp is written only after a complete install, so an interrupted install is
 # simply redone on the next call.
@@ -28,6 +28,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python manage.py makemigrations --check --dry-run
+
+# The wheel as a user would install it: built, installed into a fresh virtual environment,
+# then manage.py check and migrate run from the installed copy (.ci/wheel_check).
+wheel-check: $(STAMP)
+	.ci/wheel_check
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
