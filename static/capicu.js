@@ -167,3 +167,14 @@
     if (event.target.name === "format" && form && form.hasAttribute("data-stage-form")) fit(form);
   });
 })();
+// A confirmation's "Cancel" closes the panel it is in: nothing was sent, nothing changed.
+(function () {
+  "use strict";
+  document.addEventListener("click", function (event) {
+    var cancel = event.target.closest && event.target.closest("[data-cancel]");
+    var panel = cancel && cancel.closest("details");
+    if (!panel) return;
+    panel.open = false;
+    panel.querySelector("summary").focus({ preventScroll: true });
+  });
+})();

@@ -10,11 +10,13 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from domain.i18n import told
+from domain.say import say
 from scoring.bounds import ID_MAX, digits
 from scoring.rulesets import ScoringError
 from tournaments import services
 from tournaments.clock import read_local
 from tournaments.models import MatchSeat, Stage
+from tournaments.services.forfeits import did_not_play_effect
 from tournaments.views import managed_tournament
 
 
@@ -84,6 +86,11 @@ def did_not_play(request, slug: str):
         )
         if seat is None:
             raise services.TournamentError(gettext("Choose a seat at a table."), "seat")
+        if request.POST.get("confirm") != "1":  # nothing ends until the effect is confirmed
+            raise services.TournamentError(
+                told(say("Nothing changed: {effect}", effect=told(did_not_play_effect(seat)))),
+                "confirm",
+            )
         seat = services.record_did_not_play(
             seat,
             by=request.user,

@@ -17,6 +17,7 @@ from scoring.bounds import ID_MAX, digits
 from scoring.models import Dispute
 from tournaments import sanctions
 from tournaments.models import Entrant
+from tournaments.services.forfeits import disqualify_effect
 from tournaments.views import managed_tournament
 
 PIPS = (0, 400)
@@ -86,6 +87,8 @@ def disqualify(request, slug: str):
     if entrant is None:
         raise Http404
     try:
+        if request.POST.get("confirm") != "1":  # nothing changes until the effect is confirmed
+            raise DomainError(disqualify_effect(entrant), "confirm")
         sanctions.disqualify(entrant, reason=request.POST.get("reason", ""), by=request.user)
     except DomainError as refused:
         messages.error(request, told(refused.message))

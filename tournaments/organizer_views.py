@@ -44,6 +44,7 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
+from tournaments.services import forfeits
 from tournaments.standings import METRICS
 from tournaments.views import format_unless_named, managed_tournament
 
@@ -156,7 +157,7 @@ def manage(request, slug: str):
     rounds = selectors.rounds_of(stage, include_drafts=True) if stage else []
     current = selectors.pick_round(rounds, request.GET.get("round"))
     tables = selectors.tables_of(current, tournament) if current else []
-    entrants = list(tournament.entrants.order_by("seed"))
+    entrants = entrants_context(tournament)["entrants"]
     referees = list(
         get_user_model()
         .objects.filter(tournament_roles__tournament=tournament)
@@ -329,8 +330,56 @@ def _do_check_in(request, tournament):
 
 
 def _do_withdraw(request, tournament):
-    entrant = services.withdraw(_entrant(tournament, request.POST.get("entrant")), by=request.user)
+    entrant = _entrant(tournament, request.POST.get("entrant"))
+    if request.POST.get("confirm") != "1":
+        # Nothing changes until the organizer has seen what it does and confirmed it.
+        raise services.TournamentError(
+            " ".join(told(line) for line in forfeits.withdrawal_effect(entrant)), "confirm"
+        )
+    chosen = request.POST.get("unstarted") or None
+    substitute = None
+    if chosen == forfeits.RESEAT:
+        substitute = _entrant(tournament, request.POST.get("substitute"))
+    entrant = services.withdraw(entrant, by=request.user, unstarted=chosen, substitute=substitute)
+    if chosen == forfeits.PLAY_ON:
+        return gettext("{name} withdrew; their table plays on without them.").format(
+            name=entrant.name
+        )
+    if chosen == forfeits.RESEAT:
+        return gettext("{name} withdrew; {name2} takes their seat.").format(
+            name=entrant.name, name2=substitute.name
+        )
     return gettext("{name} withdrew; later rounds leave them out.").format(name=entrant.name)
+
+
+def leaving(tournament: Tournament) -> dict[int, dict]:
+    """For each entrant at a table not finished: what withdrawing them does, and the
+    choices at a table not started, for the confirmation on the manage page."""
+    seated = (
+        tournament.entrants.filter(
+            withdrawn=False,
+            match_seats__did_not_play="",
+            match_seats__match__game__status__in=[
+                Game.Status.SCHEDULED,
+                Game.Status.IN_PROGRESS,
+            ],
+        )
+        .exclude(match_seats__round__status=Round.Status.DRAFT)
+        .distinct()
+    )
+    found = {}
+    for entrant in seated:
+        unstarted = forfeits.unstarted_seats(entrant)
+        seat = unstarted[0] if len(unstarted) == 1 else None
+        options = forfeits.leaving_options(seat) if seat else [forfeits.FORFEIT][: len(unstarted)]
+        found[entrant.pk] = {
+            "effect": [told(line) for line in forfeits.withdrawal_effect(entrant)],
+            "table": seat.match.table_number if seat else None,
+            "fewer": seat.match.seats.count() - 1 if seat else None,
+            "options": options,
+            "substitutes": forfeits.substitutes(seat) if forfeits.RESEAT in options else [],
+        }
+    return found
 
 
 def _number(request, name: str, bounds: tuple[int, int], message: str) -> int | None:
@@ -532,6 +581,39 @@ ACTIONS = {
 }
 
 
+# Row actions answered in place, so the organizer stays on the row they acted on.
+IN_PLACE = {"check-in", "withdraw"}
+
+
+def _act_in_place(request, tournament: Tournament, handler):
+    """Run a row action and answer with the entrants list only, saying what it did."""
+    try:
+        said, failed = handler(request, tournament), False
+    except (services.TournamentError, ScoringError, DomainError) as error:
+        said, failed = told(error.message), True
+    # htmx swaps only successful answers: a refusal is shown in the list, on its row.
+    acted = digits(request.POST.get("entrant"), (1, ID_MAX))
+    return render(
+        request,
+        "tournaments/organize/_entrants.html",
+        {**entrants_context(tournament), "said": said, "failed": failed, "acted": acted},
+    )
+
+
+def entrants_context(tournament: Tournament) -> dict:
+    """What the manage page's entrants list shows."""
+    entrants = list(tournament.entrants.order_by("seed"))
+    found = leaving(tournament)
+    for entrant in entrants:
+        entrant.leaving = found.get(entrant.pk)
+    return {
+        "tournament": tournament,
+        "entrants": entrants,
+        "active_entrants": [e for e in entrants if not e.withdrawn],
+        "rounds": Round.objects.filter(stage__tournament=tournament).exists(),
+    }
+
+
 @login_required
 @require_POST
 def act(request, slug: str, action: str):
@@ -539,6 +621,8 @@ def act(request, slug: str, action: str):
     handler = ACTIONS.get(action)
     if handler is None:
         raise Http404("No such action.")
+    if request.htmx and action in IN_PLACE:
+        return _act_in_place(request, tournament, handler)
     try:
         messages.success(request, handler(request, tournament))
     except (services.TournamentError, ScoringError, DomainError) as error:
@@ -547,7 +631,9 @@ def act(request, slug: str, action: str):
             request.session["paste_text"] = request.POST.get("text", "")
     back = reverse("manage-tournament", args=[tournament.slug])
     anchor = request.POST.get("back", "")
-    return redirect(back + (f"?{anchor}" if anchor.startswith(("stage=", "round=")) else ""))
+    back += f"?{anchor}" if anchor.startswith(("stage=", "round=")) else ""
+    row = digits(request.POST.get("entrant"), (1, ID_MAX)) if action in IN_PLACE else None
+    return redirect(back + (f"#entrant-{row}" if row else ""))
 
 
 @login_required

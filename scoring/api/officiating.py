@@ -16,11 +16,13 @@ from accounts.idempotency import run_once
 from accounts.permissions import allowed
 from config.pagination import Pages, page_response
 from config.parsers import JSONParser
+from domain.say import say
 from scoring import officiating
 from scoring.api import fields
 from scoring.api import serializers as s
 from scoring.api.views import HAND_FIELDS, IDEMPOTENCY, GameMixin, game_state
 from scoring.models import Dispute, OfficialAct
+from scoring.rulesets import ScoringError
 
 REASON = fields.Text(max_length=500)
 
@@ -85,6 +87,17 @@ class ResolveSerializer(serializers.Serializer):
 class SeatReasonSerializer(serializers.Serializer):
     seat = fields.Text(max_length=1)
     reason = REASON
+
+
+class ForfeitSerializer(SeatReasonSerializer):
+    confirm = fields.Flag(
+        required=False,
+        default=False,
+        help_text=(
+            "true to confirm: the game ends now with this seat placed last. Without it "
+            "nothing changes and the answer (400) says so."
+        ),
+    )
 
 
 class DeductionSerializer(SeatReasonSerializer):
@@ -198,15 +211,24 @@ class DisputeResolveView(GameMixin, APIView):
 class ForfeitView(GameMixin, APIView):
     """A seat forfeits the game: it ends at once, that side placed last (organizers)."""
 
-    @extend_schema(request=SeatReasonSerializer, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(request=ForfeitSerializer, responses={200: OpenApiTypes.OBJECT})
     def post(self, request, pk: int):
         game = self.get_game(request, pk, action="game.manage")
         return run_once(request, lambda: self._forfeit(request, game))
 
     def _forfeit(self, request, game) -> Response:
-        body = SeatReasonSerializer(data=request.data)
+        body = ForfeitSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
+        if not data["confirm"]:
+            raise ScoringError(
+                say(
+                    "Nothing changed: a forfeit ends the game now with seat {seat} placed "
+                    "last. Send confirm: true to do it.",
+                    seat=data["seat"],
+                ),
+                "confirm",
+            )
         officiating.forfeit_seat(game, data["seat"], data["reason"], request.user)
         return Response(game_state(game))
 

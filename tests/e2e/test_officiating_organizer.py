@@ -73,6 +73,7 @@ def test_the_organizer_settles_disputes_and_reads_the_audit(live_server, browser
     seat = MatchSeat.objects.filter(match__game=games[0]).order_by("position").first()
     page.locator("#dq-entrant").select_option(str(seat.entrant_id))
     page.locator("#dq-reason").fill("conducta antideportiva")
+    page.locator("#dq-confirm").check()
     page.locator("#disqualify-form button").click()
     page.wait_for_url("**#sanctions")
     assert Entrant.objects.get(pk=seat.entrant_id).disqualified_reason == "conducta antideportiva"

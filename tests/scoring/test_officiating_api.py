@@ -161,7 +161,7 @@ def test_forfeit_deduction_leader_and_redeal(league):
         == 403
     )
     forfeited = client_for(organizer).post(
-        f"{base}/forfeit/", {"seat": "A", "reason": "left"}, format="json"
+        f"{base}/forfeit/", {"seat": "A", "reason": "left", "confirm": True}, format="json"
     )
     assert forfeited.status_code == 200, forfeited.content
     assert forfeited.json()["status"] == "finished"
@@ -183,13 +183,16 @@ def test_disqualify_forfeits_unplayed_games_and_is_audited(league):
     url = f"/api/v1/tournaments/{tournament.slug}/entrants/{seat.entrant_id}/disqualify/"
     assert client_for(referee).post(url, {"reason": "x"}, format="json").status_code == 403
     assert client_for(organizer).post(url, {"reason": " "}, format="json").status_code == 400
-    done = client_for(organizer).post(url, {"reason": "cheating"}, format="json")
+    unconfirmed = client_for(organizer).post(url, {"reason": "cheating"}, format="json")
+    assert unconfirmed.status_code == 400 and "disqualified" in unconfirmed.json()["detail"]
+    done = client_for(organizer).post(url, {"reason": "cheating", "confirm": True}, format="json")
     assert done.status_code == 200, done.content
     assert done.json()["withdrawn"] is True
     assert done.json()["disqualified_reason"] == "cheating"
     game.refresh_from_db()
     assert game.status == "finished" and game.forfeits == "B"
-    assert client_for(organizer).post(url, {"reason": "again"}, format="json").status_code == 409
+    again = {"reason": "again", "confirm": True}
+    assert client_for(organizer).post(url, again, format="json").status_code == 409
     act = OfficialAct.objects.get(kind="disqualified")
     assert act.subject == Entrant.objects.get(pk=seat.entrant_id).name
     assert not Dispute.objects.exists()

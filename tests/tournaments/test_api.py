@@ -76,8 +76,11 @@ def test_check_in_and_withdraw(api):
     ).json()[0]
     url = f"/api/v1/tournaments/{slug}/entrants/{entrant['id']}/"
     assert api.post(f"{url}check-in/").json()["checked_in"] is True
-    assert api.post(f"{url}withdraw/").json()["withdrawn"] is True
-    assert api.post(f"{url}withdraw/").status_code == 409
+    unconfirmed = api.post(f"{url}withdraw/")
+    assert unconfirmed.status_code == 400 and "leaves the event" in unconfirmed.json()["detail"]
+    sure = {"confirm": True}
+    assert api.post(f"{url}withdraw/", sure, format="json").json()["withdrawn"] is True
+    assert api.post(f"{url}withdraw/", sure, format="json").status_code == 409
     assert api.post(f"{url}dance/").status_code == 404
 
 

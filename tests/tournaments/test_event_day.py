@@ -10,7 +10,7 @@ from django.utils import timezone
 from tests.factories import UserFactory, client_for, event_referee
 from tests.tournaments.test_services import NAMES, play_out
 from tournaments import clock
-from tournaments.models import Match, MatchSeat, Round
+from tournaments.models import Entrant, Match, MatchSeat, Round
 from tournaments.services import (
     TournamentConflict,
     TournamentError,
@@ -19,6 +19,7 @@ from tournaments.services import (
     assign_referee,
     check_in,
     create_tournament,
+    forfeits,
     generate_round,
     publish_round,
     register_entrants,
@@ -346,7 +347,9 @@ def test_the_manage_page_records_a_no_show(client, organizer):
     # A draft round offers no form, and a post is refused.
     assert 'id="did-not-play-form"' not in client.get(manage).content.decode()
     refused = client.post(
-        f"{manage}event-day/did-not-play/", {"seat": seat.pk, "reason": "no_show"}, follow=True
+        f"{manage}event-day/did-not-play/",
+        {"seat": seat.pk, "reason": "no_show", "confirm": "1"},
+        follow=True,
     )
     assert "not published yet" in refused.content.decode()
     publish_round(round_, by=organizer)
@@ -357,7 +360,7 @@ def test_the_manage_page_records_a_no_show(client, organizer):
         assert not MatchSeat.objects.get(pk=seat.pk).did_not_play
     done = client.post(
         f"{manage}event-day/did-not-play/",
-        {"seat": seat.pk, "reason": "no_show", "back": "stage=1&round=1"},
+        {"seat": seat.pk, "reason": "no_show", "back": "stage=1&round=1", "confirm": "1"},
         follow=True,
     )
     text = done.content.decode()
@@ -409,3 +412,123 @@ def test_the_drawn_bracket_is_sized_by_the_checked_in_field_not_everyone_registe
     drawn = selectors.bracket(stage, tournament, include_drafts=True)
     seated_slots = [s.table for _, cols in drawn for col in cols for s in col.slots if s.table]
     assert len(seated_slots) == 2 and len(slots()) == 3
+
+
+# --- withdrawing someone whose table has not started -------------------------------------
+
+
+def _published(tournament, organizer, name="Liga", format="round_robin"):
+    stage = add_stage(tournament, by=organizer, name=name, format=format)
+    round_ = generate_round(stage, by=organizer)
+    return publish_round(round_, by=organizer)
+
+
+def test_a_withdrawal_before_the_game_starts_lets_the_table_play_on_with_one_fewer(organizer):
+    from scoring.models import Game
+
+    tournament = event(organizer, 8)
+    round_ = _published(tournament, organizer)
+    table = Match.objects.filter(round=round_).order_by("table_number").first()
+    old_game = table.game_id
+    leaving = table.seats.order_by("position")[1].entrant
+    stay = [s.entrant_id for s in table.seats.order_by("position") if s.entrant_id != leaving.pk]
+    assert forfeits.leaving_options(table.seats.get(entrant=leaving)) == ["play_on", "forfeit"]
+    withdraw(leaving, by=organizer, unstarted="play_on")
+    table.refresh_from_db()
+    assert table.game_id != old_game and not Game.objects.filter(pk=old_game).exists()
+    assert [s.entrant_id for s in table.seats.order_by("position")] == stay
+    assert [s.position for s in table.seats.order_by("position")] == [0, 1, 2]
+    assert table.game.status == Game.Status.SCHEDULED and not table.game.forfeits
+    assert table.game.seats.count() == 3
+    assert list(table.game.seats.values_list("player__display_name", flat=True)) == [
+        tournament.entrants.get(pk=pk).name for pk in stay
+    ]
+    assert Entrant.objects.get(pk=leaving.pk).withdrawn
+
+
+def test_a_withdrawal_can_seat_the_entrant_who_had_the_bye_in_their_place(organizer):
+    tournament = create_tournament(by=organizer, name="Parejas", ruleset_key="partners")
+    register_entrants(tournament, by=organizer, text="Ana & Beto\nCruz & Dora\nEva & Fito")
+    round_ = _published(tournament, organizer)
+    bye = Match.objects.get(round=round_, bye=True)
+    free = bye.seats.get().entrant
+    table = Match.objects.get(round=round_, bye=False)
+    seat = table.seats.order_by("position").first()
+    leaving = seat.entrant
+    # Partners is played four at a table only: nobody plays on one team short.
+    assert forfeits.leaving_options(seat) == ["reseat", "forfeit"]
+    assert forfeits.substitutes(seat) == [free]
+    with pytest.raises(TournamentConflict):
+        withdraw(leaving, by=organizer, unstarted="play_on")
+    assert not Entrant.objects.get(pk=leaving.pk).withdrawn  # refused: nothing changed
+    withdraw(leaving, by=organizer, unstarted="reseat", substitute=free)
+    seat.refresh_from_db()
+    assert seat.entrant_id == free.pk
+    assert not Match.objects.filter(pk=bye.pk).exists()
+    names = list(table.game.seats.order_by("position").values_list("display_name", flat=True))
+    assert names[0] == free.player.display_name and names[2] == free.partner.display_name
+    table.game.refresh_from_db()
+    assert table.game.status == "scheduled"
+
+
+def test_a_forfeit_on_withdrawal_is_what_the_organizer_chose(organizer):
+    tournament = event(organizer, 8)
+    round_ = _published(tournament, organizer)
+    table = Match.objects.filter(round=round_).order_by("table_number").first()
+    leaving = table.seats.order_by("position").first().entrant
+    withdraw(leaving, by=organizer, unstarted="forfeit")
+    table.game.refresh_from_db()
+    assert table.game.status == "finished" and table.game.forfeits == "A"
+
+
+def test_the_api_withdraws_only_once_confirmed_and_told_what_happens_at_the_table(organizer):
+    tournament = event(organizer, 8)
+    round_ = _published(tournament, organizer)
+    table = Match.objects.filter(round=round_).order_by("table_number").first()
+    leaving = table.seats.order_by("position").first().entrant
+    api = client_for(organizer)
+    url = f"/api/v1/tournaments/{tournament.slug}/entrants/{leaving.pk}/withdraw/"
+    unconfirmed = api.post(url, {}, format="json")
+    assert unconfirmed.status_code == 400
+    assert "Table 1 has not started" in unconfirmed.json()["detail"]
+    assert "confirm" in unconfirmed.json()["errors"]
+    unsaid = api.post(url, {"confirm": True}, format="json")
+    assert unsaid.status_code == 400 and "unstarted" in unsaid.json()["errors"]
+    assert not Entrant.objects.get(pk=leaving.pk).withdrawn
+    table.game.refresh_from_db()
+    assert table.game.status == "scheduled"  # nothing changed
+    done = api.post(url, {"confirm": True, "unstarted": "play_on"}, format="json")
+    assert done.status_code == 200, done.content
+    table.refresh_from_db()
+    assert table.game.seats.count() == 3 and table.game.status == "scheduled"
+    schema = client_for(None).get("/api/schema/").content.decode()
+    assert "true to confirm the act" in schema
+
+
+def test_the_manage_page_withdraws_only_once_confirmed_and_stays_on_the_row(client, organizer):
+    tournament = event(organizer, 8)
+    round_ = _published(tournament, organizer)
+    table = Match.objects.filter(round=round_).order_by("table_number").first()
+    leaving = table.seats.order_by("position").first().entrant
+    client.force_login(organizer)
+    manage = f"/t/{tournament.slug}/manage/"
+    page = client.get(manage).content.decode()
+    assert f'id="entrant-{leaving.pk}"' in page and "Table 1 plays on with 3 players." in page
+    # Without the confirmation nothing changes, and the page says what it would do.
+    refused = client.post(f"{manage}withdraw/", {"entrant": leaving.pk}, follow=True)
+    assert "leaves the event" in refused.content.decode()
+    assert not Entrant.objects.get(pk=leaving.pk).withdrawn
+    # htmx: only the entrants list comes back, with what was done on the row.
+    answer = client.post(
+        f"{manage}withdraw/",
+        {"entrant": leaving.pk, "confirm": "1", "unstarted": "play_on"},
+        HTTP_HX_REQUEST="true",
+    )
+    text = answer.content.decode()
+    assert answer.status_code == 200 and "<html" not in text and 'id="entrants"' in text
+    assert "their table plays on without them" in text
+    table.refresh_from_db()
+    assert table.game.seats.count() == 3
+    other = tournament.entrants.filter(withdrawn=False).first()
+    plain = client.post(f"{manage}check-in/", {"entrant": other.pk, "present": "1"})
+    assert plain.status_code == 302 and plain["Location"].endswith(f"#entrant-{other.pk}")

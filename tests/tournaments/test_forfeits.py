@@ -117,12 +117,16 @@ def test_the_api_records_a_seat_that_did_not_play(event, organizer):
     assert wrong.status_code == 400 and "entrant" in wrong.json()["errors"]
     bad = api.post(url, {"entrant": seat.entrant_id, "reason": "late"}, format="json")
     assert bad.status_code == 400
-    done = api.post(url, {"entrant": seat.entrant_id, "reason": "no_show"}, format="json")
+    unconfirmed = api.post(url, {"entrant": seat.entrant_id, "reason": "no_show"}, format="json")
+    assert unconfirmed.status_code == 400 and "forfeit" in unconfirmed.json()["detail"]
+    assert not MatchSeat.objects.get(pk=seat.pk).did_not_play
+    sure = {"entrant": seat.entrant_id, "reason": "no_show", "confirm": True}
+    done = api.post(url, sure, format="json")
     assert done.status_code == 200, done.content
     body = done.json()
     assert body["status"] == "finished"
     assert body["entrants"][0]["did_not_play"] == "no_show"
-    again = api.post(url, {"entrant": seat.entrant_id, "reason": "no_show"}, format="json")
+    again = api.post(url, sure, format="json")
     assert again.status_code == 409
 
 

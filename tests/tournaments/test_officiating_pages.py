@@ -224,7 +224,7 @@ def test_disqualify_from_the_manage_page(client, table, organizer):
     client.force_login(organizer)
     client.post(
         f"/t/{tournament.slug}/manage/officiating/disqualify/",
-        {"entrant": seat.entrant_id, "reason": "cheating"},
+        {"entrant": seat.entrant_id, "reason": "cheating", "confirm": "1"},
     )
     entrant = Entrant.objects.get(pk=seat.entrant_id)
     assert entrant.disqualified_reason == "cheating" and entrant.withdrawn

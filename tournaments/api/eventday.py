@@ -13,10 +13,12 @@ from scoring.api import fields
 from scoring.api.serializers import bounded
 from scoring.bounds import ID_MAX
 from tournaments import services
+from tournaments.api.confirm import confirm_field, require_confirmed
 from tournaments.api.serializers import MatchSerializer, StageSerializer
 from tournaments.api.views import TournamentMixin
 from tournaments.clock import zone
 from tournaments.models import Match, MatchSeat, Stage
+from tournaments.services.forfeits import did_not_play_effect
 
 
 class CheckInSerializer(serializers.Serializer):
@@ -75,6 +77,7 @@ class DidNotPlaySerializer(serializers.Serializer):
     entrant = bounded(1, ID_MAX, help_text="The id of the entrant seated here.")
     reason = serializers.ChoiceField(choices=MatchSeat.DidNotPlay.choices)
     note = fields.Text(required=False, default="", allow_blank=True, max_length=300)
+    confirm = confirm_field()
 
 
 class MatchDidNotPlayView(TournamentMixin, APIView):
@@ -96,6 +99,7 @@ class MatchDidNotPlayView(TournamentMixin, APIView):
                 raise services.TournamentError(
                     say("That entrant is not seated at this table."), "entrant"
                 )
+            require_confirmed(data["confirm"], did_not_play_effect(seat))
             services.record_did_not_play(
                 seat, by=request.user, reason=data["reason"], note=data["note"]
             )

@@ -12,12 +12,15 @@ from scoring.api import fields
 from scoring.api.officiating import DisputeSerializer, OfficialActSerializer
 from tournaments import sanctions
 from tournaments.api import serializers as s
+from tournaments.api.confirm import confirm_field, require_confirmed
 from tournaments.api.views import TournamentMixin
 from tournaments.models import Entrant
+from tournaments.services.forfeits import disqualify_effect
 
 
 class DisqualifySerializer(serializers.Serializer):
     reason = fields.Text(max_length=500)
+    confirm = confirm_field()
 
 
 class DisqualifyView(TournamentMixin, APIView):
@@ -34,6 +37,7 @@ class DisqualifyView(TournamentMixin, APIView):
         def run():
             body = DisqualifySerializer(data=request.data)
             body.is_valid(raise_exception=True)
+            require_confirmed(body.validated_data["confirm"], disqualify_effect(entrant))
             done = sanctions.disqualify(
                 entrant, reason=body.validated_data["reason"], by=request.user
             )

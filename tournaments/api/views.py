@@ -26,6 +26,7 @@ from domain.numbers import whole_number
 from domain.say import say
 from tournaments import live, selectors, services
 from tournaments.api import serializers as s
+from tournaments.api.confirm import EntrantActionRequestSerializer, withdraw_confirmed
 from tournaments.models import (
     Entrant,
     Match,
@@ -172,7 +173,7 @@ class EntrantActionView(TournamentMixin, APIView):
 
     @extend_schema(
         operation_id="tournaments_entrants_action",
-        request=s.EntrantActionSerializer,
+        request=EntrantActionRequestSerializer,
         responses=s.EntrantSerializer,
     )
     def post(self, request, slug: str, pk: int, action: str):
@@ -183,7 +184,7 @@ class EntrantActionView(TournamentMixin, APIView):
 
         def run():
             if action == "withdraw":
-                done = services.withdraw(entrant, by=request.user)
+                done = withdraw_confirmed(request, tournament, entrant)
             else:
                 body = s.EntrantActionSerializer(data=request.data)
                 body.is_valid(raise_exception=True)

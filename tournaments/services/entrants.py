@@ -16,7 +16,6 @@ from tournaments.bounds import SEED_RANGE
 from tournaments.entries import MAX_NAME, EntryLine, read_entries
 from tournaments.models import (
     Entrant,
-    MatchSeat,
     Tournament,
 )
 from tournaments.services.common import (
@@ -68,6 +67,7 @@ def register_entrant(
             seed=seed,
             choices=choices,
             scope=choice_scope(tournament, by),
+            by=by,
         )
 
 
@@ -81,17 +81,20 @@ def admit(
     seed: int | None = None,
     choices: dict[str, int | str] | None = None,
     scope: str = "",
+    by=None,
 ) -> Entrant:
     """Enter a player or team in a tournament the caller has locked and cleared them for
     (an organizer's registration, or a player's own entry accepted); ``scope``: where
-    the candidates chosen in ``choices`` were offered (``choice_scope``)."""
+    the candidates chosen in ``choices`` were offered (``choice_scope``); ``by``: the
+    organizer entering names (a name that is someone's account asks them first,
+    ``players.entries``)."""
     _check_open(tournament)
     teams = tournament.is_teams
     wanted = [(player, name, "name")]
     if teams:
         wanted.append((partner, partner_name, "partner_name"))
     named = [_name_of(text, field) for given, text, field in wanted if given is None]
-    found = iter(players_for(named, choices, scope=scope))
+    found = iter(players_for(named, choices, scope=scope, by=by))
     player = player or next(found)
     if teams:
         partner = partner or next(found)
@@ -111,13 +114,18 @@ def admit(
         raise TournamentError(say("Seed {seed} is taken.", seed=seed), "seed")
     _check_room(tournament, 1)
     request_schedules(tournament.pk)  # after the commit: the field changed
-    return Entrant.objects.create(
+    entrant = Entrant.objects.create(
         tournament=tournament,
         name=label,
         player=player,
         partner=partner if teams else None,
         seed=seed or _next_seed(tournament),
     )
+    if by is not None:
+        from players.entries import ask_for
+
+        ask_for(tournament, [entrant], by=by)
+    return entrant
 
 
 def _check_players_free(tournament: Tournament, players: list[Player]) -> None:
@@ -208,7 +216,11 @@ def register_entrants(
         if not entries:
             raise TournamentError(say("The list has no names."), "entrants")
         request_schedules(tournament.pk)
-        return _create_entrants(tournament, entries, choices, choice_scope(tournament, by))
+        made = _create_entrants(tournament, entries, choices, choice_scope(tournament, by), by)
+        from players.entries import ask_for
+
+        ask_for(tournament, made, by=by)
+        return made
 
 
 def preview_entrants(tournament: Tournament, text: str) -> tuple[list[EntryLine], list]:
@@ -223,9 +235,10 @@ def _create_entrants(
     entries: list[EntryLine],
     choices: dict[str, int | str] | None,
     scope: str,
+    by=None,
 ) -> list[Entrant]:
     people = [(name, club) for entry in entries for name, club in entry.people]
-    players = players_for(people, choices, scope=scope)
+    players = players_for(people, choices, scope=scope, by=by)
     _check_players_free(tournament, players)
     seed = _next_seed(tournament)
     taken = {name.casefold() for name in tournament.entrants.values_list("name", flat=True)}
@@ -268,10 +281,11 @@ def check_in(entrant: Entrant, *, by, checked_in: bool = True, override: bool = 
     return entrant
 
 
-def withdraw(entrant: Entrant, *, by) -> Entrant:
-    """Withdraw an entrant: later rounds skip them; games already played stay, and a
-    game of theirs not finished at a published table ends as their forfeit."""
-    from tournaments.services.forfeits import forfeit_unplayed
+def withdraw(entrant: Entrant, *, by, unstarted: str | None = None, substitute=None) -> Entrant:
+    """Withdraw an entrant: later rounds skip them; games already played stay, a game
+    of theirs in play ends as their forfeit, and a table not started plays on, is
+    reseated with ``substitute`` or ends as their forfeit, as ``unstarted`` says."""
+    from tournaments.services.forfeits import leave_tables
 
     with transaction.atomic():
         entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
@@ -283,7 +297,7 @@ def withdraw(entrant: Entrant, *, by) -> Entrant:
         entrant.withdrawn = True
         entrant.withdrawn_at = timezone.now()
         entrant.save(update_fields=["withdrawn", "withdrawn_at"])
-        forfeit_unplayed(entrant, by=by, reason=MatchSeat.DidNotPlay.WITHDRAWN)
+        leave_tables(entrant, by=by, unstarted=unstarted, substitute=substitute)
         _forget_live_parts(entrant.tournament_id)  # standings mark withdrawals
         entrant_withdrawn.send(Entrant, entrant=entrant)  # a place may free up
         request_schedules(entrant.tournament_id)
