@@ -75,6 +75,20 @@ class Game(models.Model):
     revision = models.PositiveIntegerField(
         default=0, help_text="Bumped by every change; pollers compare it."
     )
+    time_limit_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When time is called on the game (a round clock), if it is timed: the "
+        "hand in play is finished, then hands_after_time more, and the highest total wins.",
+    )
+    hands_after_time = models.PositiveSmallIntegerField(
+        default=0, help_text="Hands played after the one in play when time is called."
+    )
+    time_called_hand = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Hands recorded before time was called: fixed by the first hand after it.",
+    )
     referees = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="refereed_games"
     )
@@ -440,6 +454,10 @@ class OfficialAct(models.Model):
         UNDONE = "undone", _("Event undone")
         VOIDED = "voided", _("Hand voided")
         REDEAL = "redeal", _("Re-deal")
+        TIME_CALLED = "time_called", _("Game ended on time")
+        ROUND_CLOCK = "round_clock", _("Round clock")
+        SUSPENDED = "suspended", _("Suspension")
+        SUSPENSION_LIFTED = "suspension_lifted", _("Suspension lifted")
 
     game = models.ForeignKey(
         Game, null=True, blank=True, on_delete=models.CASCADE, related_name="official_acts"

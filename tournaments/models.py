@@ -293,12 +293,26 @@ class Round(models.Model):
     flags = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     published_at = models.DateTimeField(null=True, blank=True)
+    # The round clock (tournaments/round_clock.py): running until clock_deadline, or
+    # paused with clock_left seconds to go; neither before it starts.
+    clock_started_at = models.DateTimeField(null=True, blank=True)
+    clock_deadline = models.DateTimeField(null=True, blank=True)
+    clock_left = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["stage", "number"]
         constraints = [
             models.UniqueConstraint(fields=["stage", "number"], name="round_number_unique"),
             models.CheckConstraint(condition=Q(number__gte=1), name="round_number_positive"),
+            models.CheckConstraint(
+                condition=Q(clock_deadline__isnull=True) | Q(clock_left__isnull=True),
+                name="round_clock_running_or_paused",
+            ),
+            models.CheckConstraint(
+                condition=(Q(clock_deadline__isnull=True) & Q(clock_left__isnull=True))
+                | Q(clock_started_at__isnull=False),
+                name="round_clock_started",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -562,3 +576,60 @@ class ScheduleEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.stage} round {self.round_number} ({self.key[:8]})"
+
+
+class Suspension(models.Model):
+    """A sanction under a code of conduct: the player may not enter or check in to the
+    events of its scope from ``starts_on`` to ``ends_on`` (both included; see
+    tournaments/suspensions.py). Kept when lifted, with who lifted it and when."""
+
+    class Scope(models.TextChoices):
+        ORGANIZER = "organizer", _("This organizer's events")
+        SERIES = "series", _("One series")
+
+    player = models.ForeignKey(
+        "accounts.Player", on_delete=models.CASCADE, related_name="suspensions"
+    )
+    scope = models.CharField(max_length=10, choices=Scope.choices)
+    organizer = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text="The organizer whose events the suspension covers (and who recorded it).",
+    )
+    series = models.ForeignKey(
+        "circuit.Series", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    tournament = models.ForeignKey(
+        Tournament,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The event it was recorded from.",
+    )
+    starts_on = models.DateField()
+    ends_on = models.DateField()
+    reason = models.CharField(max_length=500)
+    created_at = models.DateTimeField(auto_now_add=True)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-starts_on", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(starts_on__lte=models.F("ends_on")), name="suspension_dates_ordered"
+            ),
+            models.CheckConstraint(
+                condition=Q(scope="organizer", series__isnull=True)
+                | Q(scope="series", series__isnull=False),
+                name="suspension_scope_names_series",
+            ),
+            models.CheckConstraint(condition=~Q(reason=""), name="suspension_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} suspended {self.starts_on}–{self.ends_on}"
