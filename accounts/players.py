@@ -12,6 +12,12 @@ with a signed, short-lived token (``candidate_token``) naming the name, the play
 the scope (the event and the organizer) it was offered in, and a choice is that token
 given back. A player's number alone chooses nothing, so nobody attaches to their own
 event a player the product never offered them.
+
+Looked up for an organizer (``by``), a name is only the players that organizer may enter:
+an unlinked player they look after (who plays in an event they organize or a ladder they
+made, or who appears nowhere yet), and anyone linked to an account. A linked player is
+never entered by someone else's act: the entry gets a new player of the name standing
+in (``stands_in_for``), and the person is asked (``players.entries``).
 """
 
 import difflib
@@ -78,17 +84,63 @@ def choice_key(name: str, club: str = "") -> str:
     return f"{name_key(name)}|{name_key(club)}"
 
 
-def look_up(name: str, club: str = "") -> Lookup:
+def look_up(name: str, club: str = "", *, by=None) -> Lookup:
     """The player this name (and club) is, or the players it might be."""
-    return look_up_all([(name, club)])[0]
+    return look_up_all([(name, club)], by=by)[0]
 
 
-def look_up_all(people: list[tuple[str, str]]) -> list[Lookup]:
-    """``look_up`` for a whole list, in three queries however long it is."""
+def attachable(by, players) -> set[int]:
+    """Of ``players``, the numbers of those ``by`` may enter in an event: anyone linked
+    to an account (their entry is asked of them), and an unlinked player who plays in an
+    event ``by`` made or organizes, or in a ladder ``by`` made with consent recorded, or
+    who appears nowhere yet. A new player standing in for someone while the person is
+    asked belongs to that entry alone."""
+    from circuit.models import LadderPlayer
+    from players.models import EntryRequest
+    from tournaments.models import Entrant, Staff
+
+    players = list(players)
+    linked = {p.pk for p in players if p.user_id is not None}
+    ids = [p.pk for p in players if p.user_id is None]
+    if not ids:
+        return linked
+    entries = Entrant.objects.filter(Q(player_id__in=ids) | Q(partner_id__in=ids))
+    seen: set[int] = set()
+    for one, two in entries.values_list("player_id", "partner_id"):
+        seen.update((one, two))
+    ladders = LadderPlayer.objects.filter(player_id__in=ids)
+    seen.update(ladders.values_list("player_id", flat=True))
+    held = set(
+        EntryRequest.objects.filter(
+            stand_in_id__in=ids, answer=EntryRequest.Answer.PENDING
+        ).values_list("stand_in_id", flat=True)
+    )
+    mine: set[int] = set()
+    if getattr(by, "pk", None) is not None:
+        organized = Staff.objects.filter(user=by, role=Staff.Role.ORGANIZER).values("tournament")
+        for one, two in entries.filter(
+            Q(tournament__created_by=by) | Q(tournament__in=organized)
+        ).values_list("player_id", "partner_id"):
+            mine.update((one, two))
+        mine.update(
+            ladders.filter(session__created_by=by)
+            .exclude(consent="")
+            .values_list("player_id", flat=True)
+        )
+    return linked | {pk for pk in ids if pk not in held and (pk in mine or pk not in seen)}
+
+
+def look_up_all(people: list[tuple[str, str]], *, by=None) -> list[Lookup]:
+    """``look_up`` for a whole list, in three queries however long it is (a few more
+    with ``by``: only the players ``by`` may enter are found, see ``attachable``)."""
     keys = [(name_key(name), name_key(club)) for name, club in people]
     namesakes: dict[str, list[Player]] = {}
     wanted = {key for key, _ in keys}
-    for player in Player.objects.filter(name_key__in=wanted).order_by("pk"):
+    found_players = list(Player.objects.filter(name_key__in=wanted).order_by("pk"))
+    if by is not None:
+        may = attachable(by, found_players)
+        found_players = [p for p in found_players if p.pk in may]
+    for player in found_players:
         namesakes.setdefault(player.name_key, []).append(player)
     found = [Lookup(name, club) for name, club in people]
     near: dict[int, list[int]] = {}
@@ -114,6 +166,9 @@ def look_up_all(people: list[tuple[str, str]]) -> list[Lookup]:
             pool = set().union(*(by_block.get(block, ()) for block in blocks(key)))
             near[index] = [pk for other in close_names(key, pool) for pk in by_name[other]]
         players = Player.objects.in_bulk({pk for ids in near.values() for pk in ids})
+        if by is not None:
+            may = attachable(by, players.values())
+            players = {pk: p for pk, p in players.items() if pk in may}
         for index, ids in near.items():
             lookup = found[index]
             have = {p.pk for p in lookup.candidates}
@@ -230,15 +285,23 @@ def token_player(token: str) -> int | None:
 
 
 def players_for(
-    people: list[tuple[str, str]], choices: dict[str, int | str] | None = None, *, scope: str = ""
+    people: list[tuple[str, str]],
+    choices: dict[str, int | str] | None = None,
+    *,
+    scope: str = "",
+    by=None,
 ) -> list[Player]:
     """The player of each ``(name, club)``: the same one when known, else the one the
     organizer chose (``choices``: ``choice_key`` → a candidate's token offered in
     ``scope``, or ``NEW``), else a new player. Raises ``PlayerChoiceNeeded`` when a name
     could be a known player and no choice says which; call inside the transaction that
-    uses the players."""
+    uses the players.
+
+    With ``by`` (the organizer entering them) only the players ``by`` may enter are
+    found, and a player linked to someone else's account is not entered: a new player of
+    the name stands in, its ``stands_in_for`` naming the person to ask."""
     choices = choices or {}
-    lookups = look_up_all(people)
+    lookups = look_up_all(people, by=by)
     unresolved = [lookup for lookup in lookups if lookup.needs_choice and lookup.key not in choices]
     if unresolved:
         raise PlayerChoiceNeeded(_unique(unresolved), scope=scope)
@@ -255,6 +318,10 @@ def players_for(
         else:
             player = new_player(lookup.name, lookup.club)
             made[lookup.key] = player
+        if by is not None and player.user_id is not None and player.user_id != by.pk:
+            holder = player
+            player = new_player(lookup.name, lookup.club)
+            player.stands_in_for = holder
         players.append(player)
     return players
 

@@ -19,7 +19,15 @@ from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 
 from accounts.permissions import grants, is_signed_in
-from circuit.models import Consent, LadderPlayer, LadderRequest, LadderSeat, LadderSession
+from circuit.models import (
+    Consent,
+    LadderPlayer,
+    LadderRequest,
+    LadderSeat,
+    LadderSession,
+    SeriesEvent,
+)
+from players.signals import entry_moved
 from tournaments.models import Entrant, Tournament
 
 # The (user, game) of a player's forfeit of their own ladder seat while the ladder's
@@ -120,3 +128,17 @@ def rerate_on_visibility(sender, instance, created: bool, **kwargs) -> None:
 
     tournament_id = instance.pk
     transaction.on_commit(lambda: rerate_games_of_event(tournament_id))
+
+
+@receiver(entry_moved, dispatch_uid="circuit.entry_moved")
+def rerate_moved_entry(sender, tournament, players, **kwargs) -> None:
+    """An entry became its person's (or left them): the games of both players are rated
+    again, and the event's series lines worked out again, once the answer commits."""
+    from circuit import jobs
+    from circuit.services.ratings import rerate_games_of
+
+    ids = list(players)
+    transaction.on_commit(lambda: rerate_games_of(ids))
+    series = SeriesEvent.objects.filter(tournament=tournament).values_list("series_id", flat=True)
+    for series_id in sorted(set(series)):
+        jobs.request_on_commit(f"series:{series_id}")

@@ -336,6 +336,11 @@ INVITATIONS_PER_SENDER_PER_HOUR = env_int("INVITATIONS_PER_SENDER_PER_HOUR", 20)
 # Referee accounts an event may create: the tables of its largest round (or the tables
 # its entrants fill, before any round) plus these spares (tournaments/services/staff.py).
 EVENT_ACCOUNTS_SPARE = env_int("EVENT_ACCOUNTS_SPARE", 4)
+# Entry requests (an organizer entered a player linked to an account, players/entries.py):
+# how many one organizer may send in an hour (past it the entry plays as a new player,
+# unasked), and the days a request may be answered.
+ENTRY_REQUESTS_PER_HOUR = env_int("ENTRY_REQUESTS_PER_HOUR", 20)
+ENTRY_REQUEST_DAYS = env_int("ENTRY_REQUEST_DAYS", 30)
 
 # Login lock-out (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one account
 # from one address, that account is refused from that address until AXES_COOLOFF_TIME

@@ -21,6 +21,7 @@ from accounts.permissions import allowed
 from accounts.players import look_up_all, offered
 from config.pagination import Pages, page_response
 from domain.i18n import told
+from players import entries as entry_requests
 from players import identity, registration, selectors
 from players.models import Application, IdentityAct, MergeRequest, Registration
 from scoring.api import fields
@@ -103,7 +104,17 @@ class IdentityActSerializer(serializers.ModelSerializer):
     class Meta:
         model = IdentityAct
         fields = ["id", "kind", "kind_name", "by", "at", "player_id", "player_name", "other_id",
-                  "other_name"]  # fmt: skip
+                  "other_name", "event"]  # fmt: skip
+
+
+class EntryRequestSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    event = serializers.CharField(help_text="The event's name.")
+    event_slug = serializers.CharField()
+    answer = serializers.ChoiceField(choices=["pending", "accepted", "declined", "expired"])
+    asked_by = serializers.CharField(allow_null=True, help_text="The organizer who asked.")
+    asked_at = serializers.DateTimeField()
+    answered_at = serializers.DateTimeField(allow_null=True)
 
 
 class MergeAskSerializer(serializers.Serializer):
@@ -446,6 +457,37 @@ class MergeConfirmView(APIView):
         return run_once(request, confirm)
 
 
+class EntryRequestListView(APIView):
+    """The entries organizers made for you and asked you about, newest first: until you
+    accept one, it plays as a new player of your name and nothing of yours counts it."""
+
+    @extend_schema(responses=EntryRequestSerializer(many=True))
+    def get(self, request):
+        _signed_in(request)
+        rows = [entry_requests.row(asked) for asked in entry_requests.requests_of(request.user)]
+        return Response(EntryRequestSerializer(rows, many=True).data)
+
+
+class EntryRequestAnswerView(APIView):
+    """Accept an organizer's entry of you (the entry, its games and results become
+    yours) or decline it (it stays with the player of your name standing in)."""
+
+    @extend_schema(request=None, responses=EntryRequestSerializer)
+    def post(self, request, pk: int, answer: str):
+        _signed_in(request)
+        if answer not in ("accept", "decline"):
+            raise Http404
+        asked = entry_requests.request_for(request.user, pk)
+        if asked is None:
+            raise Http404
+
+        def produce():
+            done = entry_requests.answer(asked, by=request.user, accept=answer == "accept")
+            return Response(EntryRequestSerializer(entry_requests.row(done)).data)
+
+        return run_once(request, produce)
+
+
 class MyEntriesView(APIView):
     """Your entries in progress and the partner invitations waiting for your answer."""
 
@@ -610,7 +652,7 @@ class PastePreviewView(TournamentMixin, APIView):
         body.is_valid(raise_exception=True)
         entries, problems = services.preview_entrants(tournament, body.validated_data["text"])
         scope = choice_scope(tournament, request.user)
-        found = iter(look_up_all([p for entry in entries for p in entry.people]))
+        found = iter(look_up_all([p for entry in entries for p in entry.people], by=request.user))
         lines = []
         for entry in entries:
             names = []

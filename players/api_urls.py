@@ -10,6 +10,16 @@ urlpatterns = [
     path("account/claim/", api.ClaimView.as_view(), name="account-claim"),
     path("account/entries/", api.MyEntriesView.as_view(), name="account-entries"),
     path("account/identity/", api.IdentityView.as_view(), name="account-identity"),
+    path(
+        "account/entry-requests/",
+        api.EntryRequestListView.as_view(),
+        name="account-entry-requests",
+    ),
+    path(
+        "account/entry-requests/<int:pk>/<str:answer>/",
+        api.EntryRequestAnswerView.as_view(),
+        name="entry-request-answer-api",
+    ),
     path("account/unlink/", api.UnlinkView.as_view(), name="account-unlink"),
     path("merge-requests/", api.MergeRequestListView.as_view(), name="merge-request-list"),
     path(

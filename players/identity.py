@@ -46,9 +46,13 @@ class PlayerConflict(PlayerError, Conflict):
     """The players' state forbids it (already linked, both in one event ...)."""
 
 
-def record(kind: str, *, by, player: Player, other: Player | None = None) -> IdentityAct:
-    """Write down an act on who ``player`` is (with ``other``, for merges)."""
+def record(
+    kind: str, *, by, player: Player, other: Player | None = None, event: str = ""
+) -> IdentityAct:
+    """Write down an act on who ``player`` is (with ``other``, for merges; ``event``, the
+    event's name, for entries)."""
     return IdentityAct.objects.create(
+        event=event[:200],
         kind=kind,
         by=by if getattr(by, "pk", None) else None,
         account_id=player.user_id or (other.user_id if other else None),

@@ -58,6 +58,9 @@ class IdentityAct(models.Model):
         MERGE_REQUEST = "merge_request", _("Merge asked for")
         MERGE_CONFIRM = "merge_confirm", _("Merge confirmed")
         MERGE = "merge", _("Players merged")
+        ENTRY_REQUEST = "entry_request", _("Asked to enter you in an event")
+        ENTRY_ACCEPT = "entry_accept", _("Entry accepted")
+        ENTRY_DECLINE = "entry_decline", _("Entry declined")
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     by = models.ForeignKey(
@@ -76,6 +79,9 @@ class IdentityAct(models.Model):
     player_name = models.CharField(max_length=120)
     other_id = models.BigIntegerField(null=True, blank=True, db_index=True)
     other_name = models.CharField(max_length=120, blank=True)
+    event = models.CharField(
+        max_length=200, blank=True, help_text="The event an entry act is about."
+    )
 
     class Meta:
         ordering = ["-at", "-pk"]
@@ -123,6 +129,60 @@ class MergeRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.other_name} into {self.keep} ({self.status})"
+
+
+class EntryRequest(models.Model):
+    """An organizer entered a name that is a player linked to an account: the person is
+    asked whether the entry is theirs. Meanwhile (and for good, once declined) the entry
+    plays as ``stand_in``, a new player of that name, so nothing of the person moves
+    without their word; accepted, the entry and its games become the person's.
+
+    ``stand_in`` is empty on entries made before the request existed, which still hold
+    the person's player: their games are not rated while the request is pending
+    (``circuit.services.ratings``), and a decline moves the entry to a new player."""
+
+    class Answer(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        ACCEPTED = "accepted", _("Accepted")
+        DECLINED = "declined", _("Declined")
+
+    tournament = models.ForeignKey(
+        "tournaments.Tournament", on_delete=models.CASCADE, related_name="entry_requests"
+    )
+    entrant = models.ForeignKey("tournaments.Entrant", on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey("accounts.Player", on_delete=models.CASCADE, related_name="+")
+    stand_in = models.ForeignKey(
+        "accounts.Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    asked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    asked_at = models.DateTimeField()
+    answer = models.CharField(max_length=8, choices=Answer.choices, default=Answer.PENDING)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-asked_at", "-pk"]
+        constraints = [
+            # One unanswered request per person and event.
+            models.UniqueConstraint(
+                fields=["tournament", "player"],
+                condition=Q(answer="pending"),
+                name="entry_request_pending_once",
+            ),
+            models.CheckConstraint(
+                condition=Q(answer="pending", answered_at__isnull=True)
+                | (~Q(answer="pending") & Q(answered_at__isnull=False)),
+                name="entry_request_answered_at",
+            ),
+            models.CheckConstraint(
+                condition=Q(stand_in__isnull=True) | ~Q(stand_in=models.F("player")),
+                name="entry_request_stand_in_is_another",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.tournament} ({self.answer})"
 
 
 class Registration(models.Model):

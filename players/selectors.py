@@ -3,11 +3,18 @@ the record of acts on who they are and the merges waiting."""
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 
 from accounts.models import Player
 from accounts.players import name_key
-from players.models import ACTIVE, Application, IdentityAct, MergeRequest, PlayerMerge
+from players.models import (
+    ACTIVE,
+    Application,
+    EntryRequest,
+    IdentityAct,
+    MergeRequest,
+    PlayerMerge,
+)
 from players.permissions import entries_of
 from tournaments.models import Entrant, MatchSeat, Round, Staff, StandingsSnapshot, Tournament
 from tournaments.standings_store import SnapshotDocument
@@ -38,10 +45,16 @@ def shown_tournaments(user):
 
 
 def player_events(player: Player, user) -> list[EventLine]:
-    """Every event ``player`` entered that ``user`` may see, newest first (three queries)."""
+    """Every event ``player`` entered that ``user`` may see, newest first (three queries).
+    An entry someone else made for the person, that they have yet to accept, is not
+    theirs to show (``players.entries``)."""
+    unanswered = EntryRequest.objects.filter(
+        entrant=OuterRef("pk"), player=player, answer=EntryRequest.Answer.PENDING
+    )
     entrants = list(
         entries_of(player.pk)
         .filter(tournament__in=shown_tournaments(user))
+        .exclude(Exists(unanswered))
         .select_related("tournament")
         .order_by("-tournament__created_at", "-pk")
     )

@@ -11,6 +11,11 @@ urlpatterns = [
         views.confirm_merge,
         name="merge-request-confirm-page",
     ),
+    path(
+        "players/entry-requests/<int:pk>/<str:answer>/",
+        views.answer_entry_request,
+        name="entry-request-answer",
+    ),
     path("players/<int:pk>/", views.player_page, name="player-page"),
     path("players/<int:pk>/<str:action>/", views.player_action, name="player-action"),
     path("t/<slug:slug>/register/", views.entry_page, name="self-register"),

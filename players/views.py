@@ -18,6 +18,7 @@ from accounts.permissions import allowed
 from accounts.players import NEW, candidate_token, look_up_all, similar_players, token_player
 from domain.errors import DomainError
 from domain.i18n import told
+from players import entries as entry_requests
 from players import identity, registration, selectors, tables
 from players.forms import RegistrationForm
 from players.models import ACTIVE, Application, ClaimCode, MergeRequest, PlayerMerge
@@ -170,6 +171,31 @@ def confirm_merge(request, pk: int):
             messages.success(
                 request, gettext("Confirmed; the organizers of the other events confirm next.")
             )
+    return redirect("account")
+
+
+@login_required
+@require_POST
+def answer_entry_request(request, pk: int, answer: str):
+    """A player accepts or declines an organizer's entry of them, from their account page."""
+    if answer not in ("accept", "decline"):
+        raise Http404("No such answer.")
+    asked = entry_requests.request_for(request.user, pk)
+    if asked is None:
+        raise Http404("No such request.")
+    try:
+        entry_requests.answer(asked, by=request.user, accept=answer == "accept")
+    except DomainError as error:
+        messages.error(request, told(error.message))
+    else:
+        messages.success(
+            request,
+            gettext("Your entry in {name} is yours: its games count for you.").format(
+                name=asked.tournament.name
+            )
+            if answer == "accept"
+            else gettext("Entry declined: it stays with a player of your name, not you."),
+        )
     return redirect("account")
 
 
@@ -442,7 +468,7 @@ def paste_preview(request, slug: str):
         messages.error(request, told(error.message))
         return redirect("manage-tournament", slug=slug)
     people = [person for entry in entries for person in entry.people]
-    found = iter(look_up_all(people))
+    found = iter(look_up_all(people, by=request.user))
     scope = choice_scope(tournament, request.user)
     lines = []
     for entry in entries:

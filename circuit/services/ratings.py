@@ -18,6 +18,7 @@ from django.db.models import Exists, OuterRef, Q
 
 from circuit import rating
 from circuit.models import LadderSeat, Pool, Rating, RatingChange, RatingsDirty
+from players.models import EntryRequest
 from scoring.models import Game, Seat
 from tournaments.standings import placements
 from tournaments.standings_store import collector_paused
@@ -28,22 +29,37 @@ FEW = 24  # players restored one look-up each; more are read in one query
 
 
 def _consented(game: str, ladder: str) -> Q:
-    """A game no ladder holds, or one whose every seat a ladder seat record consents to
-    (``game``: the path to the game's id, ``ladder``: to its ladder table)."""
-    unconsented = Seat.objects.filter(game_id=OuterRef(game)).exclude(
+    """A game every seat of which its player consented to (``game``: the path to the
+    game's id, ``ladder``: to its ladder table): in a ladder, a ladder seat record says
+    so; in an event, no entry request of the seat's player waits for their word there
+    (``players.entries``: an entry made for a person by someone else holds their player
+    only once they accept it, or if it predates the requests and they have yet to
+    answer). One condition, so the rated games stay one query."""
+    seats = Seat.objects.filter(game_id=OuterRef(game))
+    unladdered = seats.exclude(
         Exists(
             LadderSeat.objects.filter(
                 table__game_id=OuterRef("game_id"), player_id=OuterRef("player_id")
             )
         )
     )
-    return Q(**{f"{ladder}__isnull": True}) | ~Exists(unconsented)
+    unasked = seats.filter(
+        Exists(
+            EntryRequest.objects.filter(
+                answer=EntryRequest.Answer.PENDING,
+                player_id=OuterRef("player_id"),
+                tournament_id=OuterRef("game__match__round__stage__tournament_id"),
+            )
+        )
+    )
+    return (Q(**{f"{ladder}__isnull": True}) | ~Exists(unladdered)) & ~Exists(unasked)
 
 
 # What makes a game count: finished, held by an event's table or a ladder (a game
 # anyone opens on their own is not rated), official (not in a draft round), public (the
 # ratings are: a private event's games stay out of them) and, in a ladder, every seat
-# consented to (circuit.consent).
+# consented to (circuit.consent), in an event, no seat waiting for its player's word
+# (players.entries).
 RATED = Q(
     status=Game.Status.FINISHED, followed=True, held=False, public=True, finished_at__isnull=False
 ) & _consented("pk", "ladder")

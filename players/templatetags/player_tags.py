@@ -4,6 +4,7 @@ of acts on who they are (an inclusion tag: the account page knows nothing of pla
 
 from django import template
 
+from players import entries as entry_requests
 from players import identity, selectors
 
 register = template.Library()
@@ -20,6 +21,10 @@ def account_players(context):
         "own_player": player,
         "events": selectors.player_events(player, user) if player else [],
         "applications": list(selectors.open_applications(user)),
+        "entry_requests": [
+            (asked, "expired" if entry_requests.expired(asked) else asked.answer)
+            for asked in entry_requests.requests_of(user)
+        ],
         "merges": [
             (asked, identity.may_confirm(user, asked))
             for asked in selectors.merge_requests(user).order_by("-created_at", "-pk")[:20]

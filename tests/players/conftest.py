@@ -21,3 +21,16 @@ def event(organizer, *, slug="viernes", name="Viernes Cut-Throat", ruleset="cutt
 @pytest.fixture
 def tournament(organizer):
     return event(organizer)
+
+
+def entered_before(tournament, player):
+    """An entry of ``player`` as earlier releases made them (any organizer could attach
+    any player by name): what data from before the consent rules may hold."""
+    from django.db.models import Max
+
+    from tournaments.models import Entrant
+
+    seed = (tournament.entrants.aggregate(m=Max("seed"))["m"] or 0) + 1
+    return Entrant.objects.create(
+        tournament=tournament, name=player.display_name, player=player, seed=seed
+    )

@@ -221,7 +221,9 @@ def test_a_known_name_in_your_own_event_gives_no_claim_code_nor_a_link(organizer
     api = client_for(mallory)
     assert api.post("/api/v1/tournaments/", MINE, format="json").status_code == 201
     made = api.post("/api/v1/tournaments/mal/entrants/", {"name": "Ana Rivera"}, format="json")
-    assert made.status_code == 201 and made.json()[0]["player"] == ana.pk
+    # Another organizer's player is not hers to enter: her entry is a new player.
+    assert made.status_code == 201 and made.json()[0]["player"] != ana.pk
+    assert ana.entries.count() == 1
     refused = api.post(f"/api/v1/players/{ana.pk}/claim-code/")
     assert refused.status_code == 403 and "every event" in refused.json()["detail"]
     assert not ClaimCode.objects.exists() and not IdentityAct.objects.exists()

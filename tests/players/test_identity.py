@@ -12,7 +12,7 @@ from domain.errors import Conflict, TooMany, UserError
 from players import identity, selectors
 from players.models import ClaimCode, IdentityAct, MergeRequest, PlayerMerge
 from tests.factories import SuperuserFactory, UserFactory
-from tests.players.conftest import event
+from tests.players.conftest import entered_before, event
 from tests.test_pages import make_event
 from tournaments import services
 from tournaments.models import Entrant, MatchSeat
@@ -194,7 +194,9 @@ def test_entering_a_known_player_in_your_own_event_gives_no_hold_over_them(organ
     ana = Player.objects.get()
     mallory = UserFactory(username="mallory")
     services.register_entrants(event(mallory, slug="mal"), by=mallory, text="Ana Rivera")
-    assert ana.entries.count() == 2  # the same name is the same player
+    # Another organizer's player is not hers to enter: the name is a new player.
+    assert ana.entries.count() == 1 and Player.objects.count() == 2
+    entered_before(event(mallory, slug="mal-before"), ana)
     with pytest.raises(PermissionDenied):
         identity.issue_claim_code(ana, by=mallory)
     assert not ClaimCode.objects.exists() and not IdentityAct.objects.exists()
@@ -269,7 +271,7 @@ def test_a_merge_asked_for_waits_for_the_organizers_of_every_event(organizer):
         event(second, slug="two"), by=second, text="Ana Riviera", choices={"ana riviera|": NEW}
     )
     other = Player.objects.get(display_name="Ana Riviera")
-    services.register_entrant(event(third, slug="three"), by=third, name="Ana Riviera")
+    entered_before(event(third, slug="three"), other)
     assert other.entries.count() == 2
     asked = identity.request_merge(other, by=person)
     with pytest.raises(PermissionDenied):  # Ana's own events are not the ones that move
@@ -290,7 +292,7 @@ def test_organizers_merge_only_players_of_their_own_events_alone(organizer):
     )  # fmt: skip
     ana, other = Player.objects.order_by("pk")
     mallory = UserFactory(username="mallory")
-    services.register_entrant(event(mallory, slug="mal"), by=mallory, name="Ana Riviera")
+    entered_before(event(mallory, slug="mal"), other)
     with pytest.raises(PermissionDenied):  # other played in mallory's event too
         identity.merge_players(ana, other, by=organizer)
     with pytest.raises(PermissionDenied):

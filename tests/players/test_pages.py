@@ -12,7 +12,7 @@ from accounts.models import Player
 from players import identity, registration
 from players.models import Application, ClaimCode, MergeRequest
 from tests.factories import SuperuserFactory, UserFactory
-from tests.players.conftest import event
+from tests.players.conftest import entered_before, event
 from tests.test_pages import make_event
 from tournaments import services
 from tournaments.models import Entrant
@@ -219,7 +219,9 @@ def test_an_organizer_of_one_of_their_events_cannot_look_after_a_player(organize
     services.register_entrants(event(organizer, slug="one"), by=organizer, text="Ana Rivera")
     ana = Player.objects.get()
     mallory = UserFactory(username="mallory")
-    services.register_entrants(event(mallory, slug="mal"), by=mallory, text="Ana Rivera\nPuppet")
+    mine = event(mallory, slug="mal")
+    services.register_entrants(mine, by=mallory, text="Puppet")
+    entered_before(mine, ana)
     puppet = Player.objects.get(display_name="Puppet")
     client = signed_in(mallory)
     assert "For organizers" not in client.get(f"/players/{ana.pk}/").content.decode()
