@@ -35,7 +35,7 @@ FORMAT = "capicu-backup"
 VERSION = 1
 PREFIX = "capicu-"
 SUFFIX = ".tar"
-_NAME = re.compile(r"^capicu-\d{8}T\d{6}Z(-\d+)?\.tar$")
+_NAME = re.compile(r"^capicu-(?P<time>\d{8}T\d{6}Z)(?:-(?P<n>\d+))?\.tar$")
 DUMPS = {"postgresql": "database.dump", "sqlite": "database.sqlite3"}
 
 
@@ -147,7 +147,13 @@ def backups(folder: Path | None = None) -> list[Path]:
     folder = Path(folder or settings.BACKUP_DIR)
     if not folder.is_dir():
         return []
-    return sorted(path for path in folder.iterdir() if _NAME.match(path.name))
+    return sorted((path for path in folder.iterdir() if _NAME.match(path.name)), key=_order)
+
+
+def _order(path: Path) -> tuple[str, int]:
+    """A backup's place: its time, then its number among backups of the same second."""
+    found = _NAME.match(path.name)
+    return found["time"], int(found["n"] or 0)
 
 
 def prune(folder: Path | None = None, keep: int | None = None) -> list[Path]:
@@ -161,12 +167,12 @@ def prune(folder: Path | None = None, keep: int | None = None) -> list[Path]:
 
 
 def _free_name(folder: Path, moment: datetime) -> Path:
-    stem = f"{PREFIX}{moment:%Y%m%dT%H%M%SZ}"
-    path, n = folder / f"{stem}{SUFFIX}", 0
-    while path.exists():
-        n += 1
-        path = folder / f"{stem}-{n}{SUFFIX}"
-    return path
+    """The name of a backup taken at ``moment``: after any other of the same second."""
+    stamp = f"{moment:%Y%m%dT%H%M%SZ}"
+    taken = [_order(path)[1] for path in backups(folder) if _order(path)[0] == stamp]
+    if not taken:
+        return folder / f"{PREFIX}{stamp}{SUFFIX}"
+    return folder / f"{PREFIX}{stamp}-{max(taken) + 1}{SUFFIX}"
 
 
 def backup(
@@ -256,7 +262,7 @@ def restore(path: Path, *, replace: bool = False, using: str = DEFAULT_DB_ALIAS)
     if not path.is_file():
         raise BackupError(f"There is no file {path}.")
     try:
-        archive = tarfile.open(path, "r")
+        archive = tarfile.open(path, "r")  # noqa: SIM115 - closed by the with below
     except tarfile.TarError as error:
         raise BackupError(f"{path} is not a capicu backup (not a tar file).") from error
     media_root = Path(settings.MEDIA_ROOT)

@@ -1,0 +1,1 @@
+"""Operating capicu: the production stack, nginx in front, metrics, logs, health."""
