@@ -5,10 +5,15 @@ laptop needs neither Redis nor a worker.
 """
 
 import os
+import time
 
 from celery import Celery
+from celery.signals import before_task_publish
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+# The header each task carries with the time it was queued (``config.metrics`` reads it).
+PUBLISHED_HEADER = "capicu_published_at"
 
 app = Celery("capicu")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -19,3 +24,23 @@ app.autodiscover_tasks()
 def health(token: str = "ok") -> str:
     """Echo a token back: proves a worker is consuming from the broker."""
     return token
+
+
+@app.task(name="capicu.heartbeat")
+def heartbeat() -> None:
+    """Beat queues this every HEARTBEAT_SECONDS; the worker that runs it is alive."""
+    from config.health import write_heartbeat
+
+    write_heartbeat("worker")
+
+
+@before_task_publish.connect
+def _mark_published(sender=None, headers=None, **kwargs):
+    """Stamps each task with when it was queued, for the metrics' oldest-task age; beat's
+    own heartbeat is written as it queues the worker's."""
+    if headers is not None:
+        headers[PUBLISHED_HEADER] = time.time()
+    if sender == "capicu.heartbeat":
+        from config.health import write_heartbeat
+
+        write_heartbeat("beat")

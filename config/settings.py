@@ -20,6 +20,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from config.logging import configuration as log_configuration
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -77,6 +79,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: the request id, the request log line and the metrics see every answer.
+    "config.middleware.observe",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -96,7 +100,7 @@ MIDDLEWARE = [
 
 if not DEBUG:
     # Production serves its collected static files itself; development uses runserver's.
-    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+    MIDDLEWARE.insert(2, "whitenoise.middleware.WhiteNoiseMiddleware")
 
 ROOT_URLCONF = "config.urls"
 
@@ -240,6 +244,11 @@ LIVE_STREAM_SECONDS = float(os.environ.get("LIVE_STREAM_SECONDS", "300"))
 LIVE_STREAMS_PER_ADDRESS = env_int("LIVE_STREAMS_PER_ADDRESS", 50)
 LIVE_FEEDS_PER_PROCESS = env_int("LIVE_FEEDS_PER_PROCESS", 200)
 
+# Beat queues a heartbeat every HEARTBEAT_SECONDS; /health/ calls the worker or beat
+# stopped when its last heartbeat is older than HEARTBEAT_STALE_SECONDS.
+HEARTBEAT_SECONDS = env_int("HEARTBEAT_SECONDS", 15)
+HEARTBEAT_STALE_SECONDS = env_int("HEARTBEAT_STALE_SECONDS", 60)
+
 # Celery: the real broker when REDIS_URL is set, otherwise every task runs eagerly.
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 # Nothing reads the standings tasks' results, so none is stored and publishing never
@@ -280,6 +289,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "accounts.tasks.purge_idempotency_keys",
         "schedule": 3600.0,
     },
+    # /health/ reads the worker's and beat's heartbeats (config/health.py).
+    "heartbeat": {"task": "capicu.heartbeat", "schedule": float(HEARTBEAT_SECONDS)},
 }
 
 # Backups (operations/backups.py): `manage.py backup` writes one file of the database and
@@ -390,12 +401,19 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-}
+# Logs (config/logging.py): JSON lines in production, plain text in development
+# (LOG_FORMAT=json|text), each with its request's id; LOG_REQUESTS writes one line per
+# request (on by default in production, where runserver's own lines are not).
+LOGGING = log_configuration(
+    json=os.environ.get("LOG_FORMAT", "text" if DEBUG else "json").strip().lower() == "json",
+    level=os.environ.get("LOG_LEVEL", "WARNING"),
+    requests=env_bool("LOG_REQUESTS", not DEBUG),
+)
+
+# /metrics (config/metrics.py) answers a scrape with ``Authorization: Bearer
+# METRICS_TOKEN`` or from one of METRICS_ALLOWED_ADDRESSES; with neither set it is not found.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_ALLOWED_ADDRESSES = env_list("METRICS_ALLOWED_ADDRESSES", [])
 
 if not DEBUG:
     # Production profile: passes ``manage.py check --deploy`` with no warnings.

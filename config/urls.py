@@ -8,6 +8,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from accounts.views import account, choose_language, unsubscribe
 from config.api import api_not_found, api_root
 from config.health import health
+from config.manifest import manifest
+from config.metrics import metrics
 from tournaments.role_views import leave_role
 
 api_v1 = [
@@ -24,6 +26,8 @@ urlpatterns = [
     # The split view serves its start-up script as a file, so the docs need no inline code.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("health/", health, name="health"),
+    path("metrics", metrics, name="metrics"),
+    path("manifest.webmanifest", manifest, name="manifest"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/language/", choose_language, name="choose-language"),

@@ -1,5 +1,6 @@
 """The production start the README documents: ``gunicorn config.wsgi`` with DEBUG off."""
 
+import json
 import os
 import re
 import socket
@@ -113,7 +114,7 @@ def fetch(url: str):
 
 def test_gunicorn_serves_pages_static_files_and_the_health_check(production):
     status, _, body = fetch(f"{production}/health/")
-    assert (status, body) == (200, b"ok")
+    assert (status, json.loads(body)["status"]) == (200, "ok")
     status, headers, body = fetch(f"{production}/")
     assert status == 200
     assert "default-src 'self'" in headers["Content-Security-Policy"]

@@ -72,6 +72,7 @@ from django.utils.cache import patch_vary_headers
 from accounts.addresses import address_of, client_address
 from accounts.permissions import allowed
 from accounts.views import SESSION_KEY as LANGUAGE_KEY
+from config import metrics
 from tournaments import live, selectors, views
 from tournaments.models import Round, Tournament
 
@@ -486,6 +487,7 @@ _streams_at: Counter = Counter()
 
 
 def _release(address: str) -> None:
+    metrics.stream_closed()
     _streams_at[address] -= 1
     if _streams_at[address] <= 0:
         del _streams_at[address]
@@ -564,6 +566,7 @@ async def _open(slug: str, get: QueryDict, language: str, address: str, session_
     if _streams_at[address] >= streams_per_address():
         return 429
     _streams_at[address] += 1  # held from here, so that streams opening at once count
+    metrics.stream_opened()
     try:
         opened = await _join(slug, stage, round_, get, language, address, session_key)
     except BaseException:

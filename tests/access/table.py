@@ -33,6 +33,11 @@ ROUTES: dict[str, dict] = {
     # --- the site --------------------------------------------------------------------
     "home": {"GET": PUBLIC},
     "health": {"GET": PUBLIC},
+    # Not found unless METRICS_TOKEN or METRICS_ALLOWED_ADDRESSES allow the scrape (unset
+    # here); tests/ops/test_metrics.py asks it with them.
+    "metrics": {},
+    # The web app manifest is the same for everyone: one outsider asks it.
+    "manifest": {"GET": PUBLIC, "askers": ("anonymous",)},
     # The schema is the code's, the same for everyone: one outsider asks it.
     "schema": {"GET": PUBLIC, "askers": ("anonymous",)},
     "api-docs": {"GET": PUBLIC},
