@@ -20,6 +20,7 @@ __all__ = [
     "HandResult",
     "ScoringError",
     "decide_game",
+    "decide_game_on_time",
     "hand_capacity",
     "next_leader",
     "pips_of_tiles",
@@ -514,6 +515,26 @@ def decide_game(rules: RuleSet, totals: Mapping[str, int]) -> GameOutcome:
         raise ScoringError(say("A game has sides to total."), "totals")
     if max(totals.values()) < rules.target:
         return GameOutcome(finished=False)
+    top = max(totals.values())
+    leaders = tuple(side for side, total in totals.items() if total == top)
+    if len(leaders) == 1:
+        return GameOutcome(finished=True, winner=leaders[0])
+    if rules.play_on_tie_at_target:
+        return GameOutcome(finished=False, tied=leaders)
+    return GameOutcome(finished=True, winner=None, tied=leaders)
+
+
+def decide_game_on_time(
+    rules: RuleSet, totals: Mapping[str, int], *, hands_since_call: int, hands_after_time: int
+) -> GameOutcome:
+    """Whether a timed game is over (RULES.md, "Round clock"): as ``decide_game`` until
+    time is called; once the hand in play and ``hands_after_time`` more are recorded
+    (``hands_since_call`` counts the hands recorded after the call), the highest total
+    wins whatever the target, and equal top totals follow the tie rule
+    (``play_on_tie_at_target``: one more hand, and so on until the tie breaks)."""
+    outcome = decide_game(rules, totals)
+    if outcome.finished or hands_since_call < 1 + hands_after_time:
+        return outcome
     top = max(totals.values())
     leaders = tuple(side for side, total in totals.items() if total == top)
     if len(leaders) == 1:

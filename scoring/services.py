@@ -430,7 +430,16 @@ def _decide(game: Game, ruleset: RuleSet, totals: dict[str, int] | None = None) 
         game.winner = leaders[0] if len(leaders) == 1 else ""
         game.finished_at = game.finished_at or timezone.now()
         return
-    outcome = engine.decide_game(ruleset, game.totals if totals is None else totals)
+    totals = game.totals if totals is None else totals
+    if game.time_called_hand is not None:
+        outcome = engine.decide_game_on_time(
+            ruleset,
+            totals,
+            hands_since_call=game.hand_count - game.time_called_hand,
+            hands_after_time=game.hands_after_time,
+        )
+    else:
+        outcome = engine.decide_game(ruleset, totals)
     if outcome.finished:
         game.status = Game.Status.FINISHED
         game.winner = outcome.winner or ""  # no winner: a drawn game (no play-on at a tie)
@@ -439,6 +448,55 @@ def _decide(game: Game, ruleset: RuleSet, totals: dict[str, int] | None = None) 
         game.status = Game.Status.IN_PROGRESS
         game.winner = ""
         game.finished_at = None
+
+
+# After the hand in play, a few more at most: a round clock that left tables playing on
+# for many hands would not limit the round.
+HANDS_AFTER_TIME_RANGE = (0, 10)
+
+
+def _time_called(game: Game, number: int) -> bool:
+    """Whether time has been called on the game by the time hand ``number`` is recorded;
+    the first hand recorded after the call fixes how many came before it."""
+    if game.time_limit_at is None or timezone.now() < game.time_limit_at:
+        return False
+    if game.time_called_hand is None:
+        game.time_called_hand = number - 1
+    return True
+
+
+def time_limit(game_ids: Iterable[int], *, ends_at, hands_after_time: int = 0) -> int:
+    """Call time on these games at ``ends_at`` (None: untimed, as while a round clock is
+    paused), finishing the hand in play and ``hands_after_time`` more after it. Finished
+    games are left as they are; a game whose call moves forgets when it was called. Runs
+    inside the caller's transaction; returns how many games changed."""
+    if not within(hands_after_time, HANDS_AFTER_TIME_RANGE):
+        low, high = HANDS_AFTER_TIME_RANGE
+        raise ScoringError(
+            say(
+                "Hands after time is called: a whole number from {low} to {high}.",
+                low=low,
+                high=high,
+            ),
+            "hands_after_time",
+        )
+    games = list(
+        Game.objects.select_for_update()
+        .filter(pk__in=list(game_ids))
+        .exclude(status=Game.Status.FINISHED)
+        .order_by("pk")
+    )
+    for game in games:
+        game.time_limit_at = ends_at
+        game.hands_after_time = hands_after_time
+        game.time_called_hand = None
+        game.revision += 1
+    Game.objects.bulk_update(
+        games, ["time_limit_at", "hands_after_time", "time_called_hand", "revision", "updated_at"]
+    )
+    for game in games:
+        _changed(game, "time_limit", revision_saved=True)
+    return len(games)
 
 
 def _leader_after(ruleset: RuleSet, seat_names: list[str], leader: str | None, result) -> str:
@@ -546,6 +604,7 @@ def record_hand(
         game.hand_count = number
         game.next_leader = _leader_after(ruleset, seat_names, leader, result)
         game.revision += 1
+        called = _time_called(game, number)
         _decide(game, ruleset)
         _write_hand(
             game,
@@ -561,8 +620,19 @@ def record_hand(
                 "winner",
                 "finished_at",
                 "revision",
+                "time_called_hand",
             ],
         )
+        if called and game.status == Game.Status.FINISHED:
+            record_act(
+                OfficialAct.Kind.TIME_CALLED,
+                by=by,
+                game=game,
+                hand=number,
+                winner=game.winner,
+                hands_after_time=game.hands_after_time,
+                totals=dict(game.totals),
+            )
         _changed(game, "hand_recorded", revision_saved=True)
     return HandOutcome(hand=hand, game=game, next_leader=game.next_leader or None)
 
@@ -1029,6 +1099,7 @@ __all__ = [
     "release_games",
     "reopen_game",
     "start_game",
+    "time_limit",
     "undo_event",
     "void_hand",
 ]

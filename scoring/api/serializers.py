@@ -162,6 +162,8 @@ class GameSerializer(GameSummarySerializer):
             "next_leader",
             "forfeits",
             "under_dispute",
+            "time_limit_at",
+            "hands_after_time",
             "hands",
             "events",
             "created_at",

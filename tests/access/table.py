@@ -102,6 +102,8 @@ ROUTES: dict[str, dict] = {
     "tournament-rounds": {"GET": PUBLIC, "POST": ORGANIZER},
     "tournament-round": {"GET": PUBLIC},
     "tournament-round-publish": {"POST": ORGANIZER},
+    "tournament-round-clock": {"POST": ORGANIZER},
+    "tournament-stage-round-clock": {"GET": ORGANIZER, "POST": ORGANIZER},
     "tournament-round-swap": {"POST": ORGANIZER},
     "tournament-round-referees": {"POST": ORGANIZER},
     "tournament-standings": {"GET": PUBLIC},
@@ -164,6 +166,8 @@ ROUTES: dict[str, dict] = {
     "account-claim": {"POST": SIGNED_IN},
     "account-entries": {"GET": SIGNED_IN},
     "account-identity": {"GET": SIGNED_IN},
+    "account-entry-requests": {"GET": SIGNED_IN},
+    "entry-request-answer-api": {"POST": SELF, "answer": ANSWERS},
     "account-unlink": {"POST": SIGNED_IN},
     "merge-request-list": {"GET": SIGNED_IN, "POST": SIGNED_IN},
     "merge-request-confirm": {
@@ -183,6 +187,7 @@ ROUTES: dict[str, dict] = {
     "merge-request-confirm-page": {
         "POST": SELF,
     },
+    "entry-request-answer": {"POST": SELF, "answer": ANSWERS},
     "player-page": {"GET": PUBLIC},
     "player-action": {
         # Asking to merge is a request the other player's account must confirm.

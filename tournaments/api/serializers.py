@@ -1,6 +1,7 @@
 """Serializers for tournaments, entrants, stages, rounds and matches."""
 
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from scoring.api import fields
@@ -152,7 +153,10 @@ class StageSerializer(serializers.ModelSerializer):
         default=dict,
         help_text=(
             'The format\'s options, e.g. {"rounds": 5}, {"pools": 4, "advance": 2}, '
-            '{"third_place": true} (single elimination) or {"grand_final_reset": false}.'
+            '{"third_place": true} (single elimination) or {"grand_final_reset": false}; '
+            '"points_basis": "target_share" (the default: points for and against count as a '
+            "share of each table's target, told in the stage's own table size) or \"raw\" "
+            "(raw totals, whatever the table's size)."
         ),
     )
 
@@ -329,10 +333,23 @@ class MatchSerializer(serializers.ModelSerializer):
 class RoundSerializer(serializers.ModelSerializer):
     stage = fields.WholeNumber(source="stage.order")
     matches = MatchSerializer(many=True, read_only=True)
+    clock = serializers.SerializerMethodField()
 
     class Meta:
         model = Round
-        fields = ["stage", "number", "status", "flags", "published_at", "matches"]
+        fields = ["stage", "number", "status", "flags", "published_at", "clock", "matches"]
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "description": "The round clock: state (off, waiting, running, paused, called), "
+            "minutes, hands_after_time, deadline, seconds_left.",
+        }
+    )
+    def get_clock(self, round_) -> dict:
+        from tournaments.round_clock import state_of
+
+        return state_of(round_).as_dict()
 
 
 class RoundSummarySerializer(serializers.ModelSerializer):

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import eventday, officiating, staff, views
+from tournaments.api import clock, eventday, officiating, staff, views
 
 urlpatterns = [
     path("tournaments/", views.TournamentListView.as_view(), name="tournament-list"),
@@ -55,6 +55,16 @@ urlpatterns = [
         "tournaments/<slug:slug>/rounds/<int:number>/publish/",
         views.RoundPublishView.as_view(),
         name="tournament-round-publish",
+    ),
+    path(
+        "tournaments/<slug:slug>/rounds/<int:number>/clock/",
+        clock.RoundClockView.as_view(),
+        name="tournament-round-clock",
+    ),
+    path(
+        "tournaments/<slug:slug>/stages/<int:order>/round-clock/",
+        clock.StageClockView.as_view(),
+        name="tournament-stage-round-clock",
     ),
     path(
         "tournaments/<slug:slug>/rounds/<int:number>/swap/",

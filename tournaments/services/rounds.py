@@ -32,6 +32,7 @@ def add_stage(
     """Add the next stage (a round robin, Swiss, bracket or pools) to the tournament."""
     from tournaments.pairing import get_engine
     from tournaments.pairing.base import check_positive_int
+    from tournaments.standings import POINTS_BASES
 
     if format not in Stage.Format.values:
         formats = ", ".join(Stage.Format.values)
@@ -42,6 +43,15 @@ def add_stage(
             "format",
         )
     settings = dict(settings or {})
+    if settings.get("points_basis", POINTS_BASES[0]) not in POINTS_BASES:
+        raise TournamentError(
+            say(
+                "points_basis is one of {bases}, not {value!r}.",
+                bases=", ".join(POINTS_BASES),
+                value=settings["points_basis"],
+            ),
+            "settings",
+        )
     engine = get_engine(format)
     try:
         if "seed" in settings:
@@ -305,6 +315,9 @@ def publish_round(round_: Round, *, by) -> Round:
         release_games(
             Match.objects.filter(round=round_, game__isnull=False).values_list("game_id", flat=True)
         )
+        from tournaments import round_clock
+
+        round_clock.start_on_publish(round_, by=by)
         # Pages opened before it move to the new round at their next poll.
         from tournaments import live
 
