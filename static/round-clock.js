@@ -3,6 +3,8 @@
 // by live updates (or read back from the offline copy) are found again at the next tick.
 (function () {
   "use strict";
+  if (window.capicuRoundClock) return;  // one ticker, however many pages include it
+  window.capicuRoundClock = true;
   function two(n) { return (n < 10 ? "0" : "") + n; }
   function text(seconds) {
     var hours = Math.floor(seconds / 3600);

@@ -1,6 +1,13 @@
 from django.urls import path
 
-from tournaments import eventday_views, officiating_views, organizer_views, stream, views
+from tournaments import (
+    clock_views,
+    eventday_views,
+    officiating_views,
+    organizer_views,
+    stream,
+    views,
+)
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -38,6 +45,16 @@ urlpatterns = [
         "t/<slug:slug>/manage/stages/<int:order>/finish/",
         organizer_views.finish_stage,
         name="finish-stage",
+    ),
+    path(
+        "t/<slug:slug>/manage/stages/<int:order>/clock/",
+        clock_views.stage_clock,
+        name="manage-stage-clock",
+    ),
+    path(
+        "t/<slug:slug>/manage/stages/<int:order>/rounds/<int:number>/clock/",
+        clock_views.round_clock_action,
+        name="manage-round-clock",
     ),
     path("t/<slug:slug>/manage/<str:action>/", organizer_views.act, name="manage-action"),
     path(

@@ -91,6 +91,7 @@ ROUTES: dict[str, dict] = {
     "tournament-entrants": {"GET": PUBLIC, "POST": ORGANIZER},
     "tournament-entrant-disqualify": {"POST": ORGANIZER},
     "tournament-audit": {"GET": ORGANIZER},
+    "tournament-archive": {"GET": ORGANIZER},
     "tournament-disputes": {"GET": ORGANIZER},
     "tournament-entrant-action": {
         "POST": ORGANIZER,
@@ -103,6 +104,8 @@ ROUTES: dict[str, dict] = {
     "tournament-round": {"GET": PUBLIC},
     "tournament-round-publish": {"POST": ORGANIZER},
     "tournament-round-clock": {"POST": ORGANIZER},
+    "manage-stage-clock": {"POST": ORGANIZER},
+    "manage-round-clock": {"POST": ORGANIZER},
     "tournament-stage-round-clock": {"GET": ORGANIZER, "POST": ORGANIZER},
     "tournament-round-swap": {"POST": ORGANIZER},
     "tournament-round-referees": {"POST": ORGANIZER},

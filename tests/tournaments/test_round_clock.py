@@ -14,7 +14,7 @@ from scoring import engine
 from scoring.models import Game, OfficialAct
 from scoring.rulesets import ScoringError, get_ruleset
 from scoring.services import record_hand, time_limit
-from tests.factories import UserFactory
+from tests.factories import UserFactory, client_for, event_referee
 from tournaments import round_clock, services
 from tournaments.models import Round
 from tournaments.services import TournamentConflict, TournamentError
@@ -246,3 +246,104 @@ def test_an_untimed_stage_has_no_clock(organizer):
     assert round_clock.state_of(round_).state == "off"
     with pytest.raises(TournamentConflict):
         round_clock.start(round_, by=organizer)
+
+
+# --- the API -----------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_api_sets_the_limit_runs_the_clock_and_shows_it(organizer):
+    tournament, round_ = timed_event(organizer, starts="organizer")
+    api = client_for(organizer)
+    base = f"/api/v1/tournaments/{tournament.slug}"
+    answer = api.post(
+        f"{base}/stages/1/round-clock/",
+        {"minutes": 40, "hands_after_time": 2, "starts": "organizer"},
+        format="json",
+    )
+    assert answer.status_code == 200, answer.content
+    assert answer.json() == {"minutes": 40, "hands_after_time": 2, "starts": "organizer"}
+    assert api.get(f"{base}/stages/1/round-clock/").json()["minutes"] == 40
+    shown = api.get(f"{base}/rounds/1/").json()["clock"]
+    assert shown["state"] == "waiting" and shown["seconds_left"] == 2400
+    started = api.post(f"{base}/rounds/1/clock/", {"action": "start"}, format="json")
+    assert started.status_code == 200 and started.json()["state"] == "running"
+    assert started.json()["hands_after_time"] == 2
+    game = round_.matches.first().game_id
+    detail = api.get(f"/api/v1/games/{game}/").json()
+    assert detail["time_limit_at"] is not None and detail["hands_after_time"] == 2
+    again = api.post(f"{base}/rounds/1/clock/", {"action": "start"}, format="json")
+    assert again.status_code == 409
+    extended = api.post(f"{base}/rounds/1/clock/", {"action": "extend"}, format="json")
+    assert extended.status_code == 400 and "minutes" in str(extended.json())
+    paused = api.post(f"{base}/rounds/1/clock/", {"action": "pause"}, format="json")
+    assert paused.json()["state"] == "paused"
+    assert api.get(f"/api/v1/games/{game}/").json()["time_limit_at"] is None
+
+
+@pytest.mark.django_db
+def test_the_api_refuses_bad_input_and_outsiders_and_changes_nothing(organizer):
+    tournament, round_ = timed_event(organizer, starts="organizer")
+    base = f"/api/v1/tournaments/{tournament.slug}"
+    api = client_for(organizer)
+    for body in ({"minutes": 0}, {"minutes": "x"}, {"minutes": 5, "hands_after_time": 11}):
+        assert api.post(f"{base}/stages/1/round-clock/", body, format="json").status_code == 400
+    assert api.post(f"{base}/rounds/1/clock/", {"action": "stop"}, format="json").status_code == 400
+    referee = event_referee(tournament)
+    assert (
+        client_for(referee)
+        .post(f"{base}/rounds/1/clock/", {"action": "start"}, format="json")
+        .status_code
+        == 403
+    )
+    assert client_for(None).post(
+        f"{base}/stages/1/round-clock/", {"minutes": 5}, format="json"
+    ).status_code in (401, 403)
+    round_.refresh_from_db()
+    assert round_.clock_started_at is None
+    assert round_clock.settings_of(round_.stage).minutes == 30
+
+
+# --- the pages ---------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_every_page_shows_the_clock_and_the_scoring_page_says_when_time_is_called(
+    organizer, client
+):
+    tournament, round_ = timed_event(organizer, hands=1)
+    game = round_.matches.order_by("table_number").first().game
+    client.force_login(organizer)
+    page = client.get(f"/games/{game.pk}/score/").content.decode()
+    assert 'id="round-clock"' in page and "data-deadline=" in page
+    assert "round-clock.js" in page
+    for url in (f"/t/{tournament.slug}/", f"/t/{tournament.slug}/screen/"):
+        shown = client.get(url).content.decode()
+        assert 'id="round-clock"' in shown and "data-deadline=" in shown, url
+    manage = client.get(f"/t/{tournament.slug}/manage/").content.decode()
+    assert "Pause the clock" in manage and 'name="hands_after_time"' in manage
+    call_time(round_)
+    page = client.get(f"/games/{game.pk}/score/").content.decode()
+    assert "Time is called." in page
+    assert "Finish the hand in play and 1 more hand; then the highest total wins." in page
+
+
+@pytest.mark.django_db
+def test_the_manage_page_sets_and_runs_the_clock(organizer, client):
+    tournament, round_ = timed_event(organizer, minutes=None, publish=True)
+    client.force_login(organizer)
+    base = f"/t/{tournament.slug}/manage"
+    client.post(
+        f"{base}/stages/1/clock/", {"minutes": "20", "hands_after_time": "0", "starts": "organizer"}
+    )
+    round_.stage.refresh_from_db()
+    assert round_clock.settings_of(round_.stage).minutes == 20
+    answer = client.post(f"{base}/stages/1/rounds/1/clock/", {"action": "start"}, follow=True)
+    assert "The round clock is running." in answer.content.decode()
+    round_.refresh_from_db()
+    assert round_clock.state_of(round_).state == "running"
+    bad = client.post(f"{base}/stages/1/clock/", {"minutes": "0"}, follow=True).content.decode()
+    assert "Minutes per round: a whole number from 1 to 600." in bad
+    client.post(f"{base}/stages/1/clock/", {"minutes": ""})
+    round_.stage.refresh_from_db()
+    assert round_clock.settings_of(round_.stage).minutes is None

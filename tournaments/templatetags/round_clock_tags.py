@@ -25,3 +25,17 @@ def round_clock_of(round_) -> dict | None:
         "hands_after": state.hands_after_time,
         "number": round_.number,
     }
+
+
+@register.simple_tag
+def stage_clock_of(stage) -> dict:
+    """The stage's time limit, and the choices of hands after the call, for its form."""
+    from scoring.services import HANDS_AFTER_TIME_RANGE
+
+    settings = round_clock.settings_of(stage)
+    return {
+        "minutes": settings.minutes,
+        "hands_after_time": settings.hands_after_time,
+        "starts": settings.starts,
+        "choices": range(HANDS_AFTER_TIME_RANGE[0], HANDS_AFTER_TIME_RANGE[1] + 1),
+    }
