@@ -18,6 +18,7 @@ from accounts.models import Player
 from circuit.services import ladders as ladder_services
 from circuit.services import series as series_services
 from players import identity, registration
+from players.models import EntryRequest
 from scoring import officiating
 from scoring import services as scoring
 from tests.factories import PlayerFactory
@@ -127,6 +128,9 @@ def build_world() -> World:
     invitee_player = PlayerFactory(display_name="Ines Invitada", user=u["p_invitee"])
     merge_request = identity.request_merge(p_players[2], by=u["p_invitee"])
     ladder_request = ladder_services.ask(ladder, by=u["p_org"], player=invitee_player)
+    # ... and the private event's organizer entered her name: she is asked about it.
+    services.register_entrant(private, by=u["p_org"], name=invitee_player.display_name)
+    entry_request = EntryRequest.objects.get(player=invitee_player)
 
     # The outsiders' own event: public, with its organizer, referee and a player whose
     # account is linked.
@@ -162,6 +166,7 @@ def build_world() -> World:
         "applications.pk": application.pk,
         "merge-requests.pk": merge_request.pk,
         "requests.pk": ladder_request.pk,
+        "entry-requests.pk": entry_request.pk,
         "events.event_id": 1,
         "undo.event_id": 1,
     }
