@@ -45,6 +45,12 @@ messages: $(STAMP)
 		--ignore "tests/*" --ignore "bench/*" --ignore "staticfiles/*" --ignore "test-output/*"
 	$(BIN)/python -c "import polib; polib.pofile('locale/es/LC_MESSAGES/django.po').save_as_mofile('locale/es/LC_MESSAGES/django.mo')"
 
+# The production stack on this machine (deploy/serve.py, the Procfile under honcho):
+# needs DATABASE_URL, REDIS_URL, SECRET_KEY and ALLOWED_HOSTS; one Ctrl-C stops it all.
+.PHONY: serve
+serve: $(STAMP)
+	$(BIN)/python deploy/serve.py
+
 # The live-load benchmark starts its own database, Redis, gunicorn and Celery; it prints
 # its figures against issue 14's targets. BENCH_ARGS=--quick for a shorter run.
 bench-live: $(STAMP)
