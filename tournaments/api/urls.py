@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import clock, eventday, officiating, staff, views
+from tournaments.api import archive, clock, eventday, officiating, staff, views
 
 urlpatterns = [
     path("tournaments/", views.TournamentListView.as_view(), name="tournament-list"),
@@ -19,6 +19,11 @@ urlpatterns = [
     ),
     path(
         "tournaments/<slug:slug>/audit/", officiating.AuditView.as_view(), name="tournament-audit"
+    ),
+    path(
+        "tournaments/<slug:slug>/archive/",
+        archive.ArchiveView.as_view(),
+        name="tournament-archive",
     ),
     path(
         "tournaments/<slug:slug>/disputes/",
