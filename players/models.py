@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class ClaimCode(models.Model):
@@ -142,9 +143,9 @@ class EntryRequest(models.Model):
     (``circuit.services.ratings``), and a decline moves the entry to a new player."""
 
     class Answer(models.TextChoices):
-        PENDING = "pending", _("Pending")
-        ACCEPTED = "accepted", _("Accepted")
-        DECLINED = "declined", _("Declined")
+        PENDING = "pending", pgettext_lazy("entry request", "Pending")
+        ACCEPTED = "accepted", pgettext_lazy("entry request", "Accepted")
+        DECLINED = "declined", pgettext_lazy("entry request", "Declined")
 
     tournament = models.ForeignKey(
         "tournaments.Tournament", on_delete=models.CASCADE, related_name="entry_requests"
