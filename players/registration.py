@@ -35,6 +35,7 @@ from tournaments.models import Entrant, Tournament
 from tournaments.permissions import refuse_event_account
 from tournaments.services.entrants import admit
 from tournaments.services.staff import NO_ONE_TO_INVITE, invitable_user, spend_invitation
+from tournaments.suspensions import refuse_suspended
 
 Status = Application.Status
 
@@ -225,6 +226,7 @@ def _check_free(tournament: Tournament, player: Player | None, user, *, but=None
             ),
             "tournament",
         )
+    refuse_suspended(tournament, [player] if player is not None else [])
 
 
 def answer_partner(

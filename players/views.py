@@ -23,7 +23,7 @@ from players import identity, registration, selectors, tables
 from players.forms import RegistrationForm
 from players.models import ACTIVE, Application, ClaimCode, MergeRequest, PlayerMerge
 from scoring.bounds import ID_MAX, digits
-from tournaments import services
+from tournaments import services, suspensions
 from tournaments.entries import LineProblem
 from tournaments.models import Round, Tournament
 from tournaments.services.entrants import choice_scope
@@ -80,6 +80,7 @@ def player_page(request, pk: int):
             "duplicates": duplicates,
             "is_me": own is not None and own.pk == player.pk,
             "may_ask": own is not None and own.pk != player.pk and not player.user_id,
+            "suspensions": list(suspensions.visible_to(player, request.user)),
         },
     )
 

@@ -6,6 +6,7 @@ from tournaments import (
     officiating_views,
     organizer_views,
     stream,
+    suspension_views,
     views,
 )
 
@@ -55,6 +56,11 @@ urlpatterns = [
         "t/<slug:slug>/manage/stages/<int:order>/rounds/<int:number>/clock/",
         clock_views.round_clock_action,
         name="manage-round-clock",
+    ),
+    path(
+        "t/<slug:slug>/manage/entrants/<int:pk>/suspension/",
+        suspension_views.suspension_page,
+        name="manage-suspension",
     ),
     path("t/<slug:slug>/manage/<str:action>/", organizer_views.act, name="manage-action"),
     path(

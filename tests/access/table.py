@@ -106,6 +106,8 @@ ROUTES: dict[str, dict] = {
     "tournament-round-clock": {"POST": ORGANIZER},
     "manage-stage-clock": {"POST": ORGANIZER},
     "manage-round-clock": {"POST": ORGANIZER},
+    "manage-suspension": {"GET": ORGANIZER, "POST": ORGANIZER},
+    "tournament-entrant-suspensions": {"GET": ORGANIZER, "POST": ORGANIZER},
     "tournament-stage-round-clock": {"GET": ORGANIZER, "POST": ORGANIZER},
     "tournament-round-swap": {"POST": ORGANIZER},
     "tournament-round-referees": {"POST": ORGANIZER},

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import archive, clock, eventday, officiating, staff, views
+from tournaments.api import archive, clock, eventday, officiating, staff, suspensions, views
 
 urlpatterns = [
     path("tournaments/", views.TournamentListView.as_view(), name="tournament-list"),
@@ -29,6 +29,11 @@ urlpatterns = [
         "tournaments/<slug:slug>/disputes/",
         officiating.OpenDisputesView.as_view(),
         name="tournament-disputes",
+    ),
+    path(
+        "tournaments/<slug:slug>/entrants/<int:pk>/suspensions/",
+        suspensions.EntrantSuspensionsView.as_view(),
+        name="tournament-entrant-suspensions",
     ),
     path(
         "tournaments/<slug:slug>/entrants/<int:pk>/<str:action>/",

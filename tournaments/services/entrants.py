@@ -141,6 +141,9 @@ def _check_players_free(tournament: Tournament, players: list[Player]) -> None:
     )
     if entered is not None:
         raise TournamentError(say("{label} is already registered.", label=entered.name), "name")
+    from tournaments.suspensions import refuse_suspended
+
+    refuse_suspended(tournament, players)
 
 
 def _name_of(text: str, field: str) -> tuple[str, str]:
@@ -275,6 +278,10 @@ def check_in(entrant: Entrant, *, by, checked_in: bool = True, override: bool = 
         # Only an organizer checks someone in outside the window.
         if checked_in and not (override and allowed(by, "tournament.manage", entrant.tournament)):
             check_window(entrant.tournament)
+        if checked_in:
+            from tournaments.suspensions import players_of, refuse_suspended
+
+            refuse_suspended(entrant.tournament, players_of(entrant))
         entrant.checked_in = checked_in
         entrant.save(update_fields=["checked_in"])
         request_schedules(entrant.tournament_id)
