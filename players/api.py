@@ -244,6 +244,10 @@ class PreviewNameSerializer(serializers.Serializer):
     name = serializers.CharField()
     club = serializers.CharField()
     player = serializers.IntegerField(allow_null=True, help_text="The same player, if known.")
+    asked = serializers.BooleanField(
+        help_text="The same player has someone else's account: they are asked to accept the "
+        "entry, and until then a new player of the name plays."
+    )
     candidates = CandidateSerializer(many=True, help_text="Players it might be: choose.")
 
 
@@ -663,6 +667,11 @@ class PastePreviewView(TournamentMixin, APIView):
                         "name": lookup.name,
                         "club": lookup.club,
                         "player": lookup.same.pk if lookup.same else None,
+                        "asked": bool(
+                            lookup.same
+                            and lookup.same.user_id
+                            and lookup.same.user_id != request.user.pk
+                        ),
                         "candidates": offered(lookup, scope) if lookup.same is None else [],
                     }
                 )

@@ -99,8 +99,8 @@ def answer(asked: EntryRequest, *, by, accept: bool) -> EntryRequest:
             raise PlayerError(say("This request is not yours to answer."), "request")
         if asked.answer != Answer.PENDING:
             raise Conflict(say("This request has already been answered."), "request")
-        if expired(asked):
-            raise Conflict(say("This request is too old to answer."), "request")
+        if accept and expired(asked):
+            raise Conflict(say("This request is too old to accept."), "request")
         entrant = Entrant.objects.select_for_update().get(pk=asked.entrant_id)
         fields = ["answer", "answered_at"]  # and the stand-in, when one is made
         if accept and asked.stand_in_id is not None:

@@ -4,6 +4,7 @@ answered their games leave the ratings (their finished games are marked for the 
 job to take in again)."""
 
 import django.db.models.deletion
+from django.utils import timezone
 from django.conf import settings
 from django.db import migrations, models
 
@@ -20,6 +21,7 @@ def ask_for_earlier_entries(apps, schema_editor):
     Game = apps.get_model("scoring", "Game")
     RatingsDirty = apps.get_model("circuit", "RatingsDirty")
     asked_events = set()
+    now = timezone.now()  # asked today: the person has the whole time to answer
     rows = Entrant.objects.filter(
         models.Q(player__user__isnull=False) | models.Q(partner__user__isnull=False)
     ).select_related("player", "partner", "tournament")
@@ -48,7 +50,7 @@ def ask_for_earlier_entries(apps, schema_editor):
                 entrant=entrant,
                 player=player,
                 asked_by_id=tournament.created_by_id,
-                asked_at=entrant.created_at,
+                asked_at=now,
             )
             IdentityAct.objects.create(
                 kind="entry_request",

@@ -231,7 +231,7 @@ def test_requests_are_limited_per_organizer_an_hour(organizer):
     assert mine.entrants.count() == 4
 
 
-def test_an_old_request_is_too_old_to_accept(ana):
+def test_an_old_request_is_too_old_to_accept_and_may_still_be_declined(ana):
     mallory = UserFactory(username="mallory")
     services.register_entrant(event(mallory, slug="m1"), by=mallory, name="Ana Rivera")
     asked = EntryRequest.objects.get()
@@ -243,6 +243,9 @@ def test_an_old_request_is_too_old_to_accept(ana):
     )
     assert EntryRequest.objects.get().answer == "pending"
     assert not ana.entries.filter(tournament__slug="m1").exists()
+    assert "too old to accept" in signed_in(ana.user).get("/accounts/").content.decode()
+    declined = client_for(ana.user).post(f"/api/v1/account/entry-requests/{asked.pk}/decline/")
+    assert declined.status_code == 200 and declined.json()["answer"] == "declined"
 
 
 def test_the_holder_enters_themselves_in_their_own_event(ana):
@@ -275,3 +278,43 @@ def test_an_unlinked_player_is_entered_only_by_who_looks_after_them(organizer):
     services.register_entrant(event(helper, slug="h"), by=helper, name="Jose Perez")
     assert jose.entries.count() == 3
     assert choice_key("Jose Perez") == "jose perez|"
+
+
+def test_the_paste_check_says_a_person_with_an_account_is_asked(ana):
+    mallory = UserFactory(username="mallory")
+    event(mallory, slug="mal")
+    answer = client_for(mallory).post(
+        "/api/v1/tournaments/mal/entrants/preview/", {"text": "Ana Rivera"}, format="json"
+    )
+    (name,) = answer.json()["lines"][0]["names"]
+    assert name["player"] == ana.pk and name["asked"] is True
+    page = signed_in(mallory).post("/t/mal/manage/paste/", {"text": "Ana Rivera"})
+    assert "they are asked to accept" in page.content.decode()
+    signed_in(mallory).post("/t/mal/manage/paste/", {"text": "Ana Rivera", "confirm": "1"})
+    assert Entrant.objects.get(tournament__slug="mal").player_id != ana.pk
+    assert EntryRequest.objects.filter(player=ana).count() == 1
+
+
+def test_the_migration_asks_about_entries_others_made_before(organizer, ana, committed):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from circuit.models import RatingsDirty
+
+    migration = import_module("players.migrations.0003_entry_requests")
+    other = UserFactory(username="other-org")
+    theirs = event(other, slug="theirs")
+    services.register_entrants(theirs, by=other, text="\n".join(OTHERS))
+    entered_before(theirs, ana)
+    games = play_out(theirs, other, committed)
+    own = event(ana.user, slug="own")
+    services.register_entrant(own, by=ana.user, name="Ana Rivera")
+    RatingsDirty.objects.all().delete()
+    migration.ask_for_earlier_entries(apps, None)
+    (asked,) = EntryRequest.objects.all()
+    assert asked.tournament == theirs and asked.stand_in is None and asked.answer == "pending"
+    assert not entries.expired(asked)
+    # Her home event's entry was claimed by her after it was made: hers, not asked.
+    assert set(RatingsDirty.objects.values_list("game_id", flat=True)) == {g.pk for g in games}
+    assert IdentityAct.objects.filter(kind="entry_request", account=ana.user).count() == 1
