@@ -188,6 +188,22 @@ class StageOptions(forms.Form):
         ),
     )
 
+    points_basis = forms.ChoiceField(
+        label=_("Points compared as"),
+        choices=[
+            ("target_share", _("a share of each table's target")),
+            ("raw", _("raw totals")),
+        ],
+        initial="target_share",
+        required=False,
+        help_text=_(
+            "Where tables of different sizes play to different targets (200 at three, "
+            "250 at four), a share of the target counts each table's points in the "
+            "stage's own table size: 180 of 200 counts as 225 of 250. A field at one "
+            "table size is the same either way."
+        ),
+    )
+
     def clean(self):
         data = super().clean()
         kind = data.get(self.format_field)
@@ -216,6 +232,8 @@ class StageOptions(forms.Form):
             settings["grand_final_reset"] = bool(data.get("grand_final_reset"))
         if data.get("third_place"):
             settings["third_place"] = True
+        if data.get("points_basis") == "raw":
+            settings["points_basis"] = "raw"
         return settings
 
 
@@ -328,6 +346,7 @@ class StageForm(StageOptions):
         "advance",
         "third_place",
         "grand_final_reset",
+        "points_basis",
     ]
 
 

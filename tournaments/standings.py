@@ -55,6 +55,45 @@ class ByeRow:
     round_number: int
 
 
+# How a stage compares points across table sizes (RULES.md, "Fields that don't divide"):
+# as a share of each table's target (the default), or as the raw totals.
+TARGET_SHARE, RAW_TOTALS = "target_share", "raw"
+POINTS_BASES = (TARGET_SHARE, RAW_TOTALS)
+
+
+class Scale(NamedTuple):
+    """What a point is worth at each table size, in whole ``1/unit``s of a point.
+
+    Under ``TARGET_SHARE`` a point scored at a table playing to T counts stage_target / T
+    points, stage_target being the target at the stage's own table size: a table of
+    three playing to 200 and a table of four to 250 compare as shares of their targets,
+    told in the four-table's points (180 of 200 counts 225), and a field at one size keeps
+    its raw totals. Weights are whole numbers, keyed by the number of sides at the table,
+    so that sums stay exact in any order (the database adds them in its own).
+    """
+
+    weights: Mapping[int, int] = {}
+    unit: int = 1
+
+    def of(self, sides: int) -> int:
+        return self.weights.get(sides, self.unit)
+
+
+def target_scale(targets: Mapping[int, int], stage_target: int) -> Scale:
+    """The scale for tables whose targets are ``targets`` (by sides) in a stage whose own
+    table size plays to ``stage_target`` (see ``Scale``)."""
+    if not targets or all(target == stage_target for target in targets.values()):
+        return Scale()
+    common = math.lcm(*targets.values())
+    weights = {sides: stage_target * (common // target) for sides, target in targets.items()}
+    divisor = math.gcd(common, *weights.values())
+    return Scale({sides: w // divisor for sides, w in weights.items()}, common // divisor)
+
+
+# Every point counts one: raw totals, or a field whose tables all play to one target.
+SAME_SCALE = Scale()
+
+
 @dataclass(frozen=True)
 class StandingsSettings:
     order: tuple[str, ...] = (
@@ -67,6 +106,8 @@ class StandingsSettings:
     placement_points: Mapping[int, Mapping[int, float]] = field(default_factory=dict)
     bye_policy: str = "win_average"
     include_live: bool = False
+    points_basis: str = TARGET_SHARE
+    scale: Scale = SAME_SCALE
 
 
 # Points against are kept in sixtieths of a point: at tables of two to six sides an
@@ -92,6 +133,9 @@ class Record:
     wins: int = 0
     total: int = 0
     against_sixtieths: int = 0
+    # The same two, each game's weighed by its table's ``Scale`` weight (in 1/unit).
+    scaled_total: int = 0
+    scaled_against: int = 0
     hands_won: int = 0
     dominoes: int = 0
     penalties: int = 0
@@ -341,19 +385,24 @@ def new_records(entrants: Iterable[EntrantInfo]) -> dict[int, Record]:
     return {e.entrant_id: Record(e.entrant_id, e.seed, e.withdrawn) for e in entrants}
 
 
-def add_game(records: dict[int, Record], game: GameRow) -> None:
-    """Add one game's results to the records of the entrants who played it."""
+def add_game(records: dict[int, Record], game: GameRow, scale: Scale = SAME_SCALE) -> None:
+    """Add one game's results to the records of the entrants who played it (raw, and
+    weighed by ``scale`` for a stage that compares shares of the target)."""
     results = game.entrants
     size = len(results)
     everyone = sum(result.total for result in results)
+    weight = scale.of(size)
     for result in results:
         record = records.get(result.entrant_id)
         if record is None:
             continue
         record.games += 1
         record.total += result.total
+        record.scaled_total += result.total * weight
         if size > 1:
-            record.against_sixtieths += (everyone - result.total) * SIXTIETHS // (size - 1)
+            against = (everyone - result.total) * SIXTIETHS // (size - 1)
+            record.against_sixtieths += against
+            record.scaled_against += against * weight
         record.hands_won += result.hands_won
         record.dominoes += result.dominoes
         record.penalties += result.penalty_points
@@ -375,8 +424,12 @@ def settle(
     (once, after every game was added).
 
     ``average`` is the stage's average game total: under the ``win_average`` policy a
-    bye counts as a game won with it, against nothing.
+    bye counts as a game won with it, against nothing. Points for and against are the
+    raw totals or the totals weighed by their tables' targets, as the settings'
+    ``points_basis`` says (see ``Scale``).
     """
+    raw = settings.points_basis == RAW_TOTALS
+    unit = settings.scale.unit
     if settings.bye_policy == "win_average":
         for bye in byes:
             record = records.get(bye.entrant_id)
@@ -396,8 +449,12 @@ def settle(
             points = math.fsum([*parts, points])
         # Organizers' points are decimals: rounded, any order of summing agrees.
         record.match_points = round(points, 6)
-        record.points_for = record.total + record.byes * average
-        record.points_against = record.against_sixtieths / SIXTIETHS
+        if raw or settings.scale == SAME_SCALE:
+            record.points_for = record.total + record.byes * average
+            record.points_against = record.against_sixtieths / SIXTIETHS
+        else:
+            record.points_for = round(record.scaled_total / unit + record.byes * average, 6)
+            record.points_against = record.scaled_against / (SIXTIETHS * unit)
         record.games += record.byes
         record.wins += record.byes
     # Buchholz: per game, the match points of everyone else at the table, summed; from
@@ -422,7 +479,7 @@ def _records(
     totals = 0
     seats = 0
     for game in games:
-        add_game(records, game)
+        add_game(records, game, settings.scale)
         totals += sum(result.total for result in game.entrants)
         seats += len(game.entrants)
     settle(records, settings, byes, totals / seats if seats else 0)

@@ -12,6 +12,7 @@ import gc
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from operator import itemgetter
 
@@ -33,12 +34,16 @@ from tournaments.models import (
 from tournaments.signals import standings_rewritten
 from tournaments.standings import (
     METRICS,
+    POINTS_BASES,
+    SAME_SCALE,
     SIXTIETHS,
+    TARGET_SHARE,
     ByeRow,
     EntrantInfo,
     EntrantResult,
     GameRow,
     Record,
+    Scale,
     StandingRow,
     StandingsSettings,
     add_game,
@@ -49,13 +54,53 @@ from tournaments.standings import (
     rank,
     settle,
     side_results,
+    target_scale,
 )
 
-RANKING_FIELDS = ("tiebreak_order", "placement_points", "bye_policy", "include_live")
+RANKING_FIELDS = (
+    "tiebreak_order",
+    "placement_points",
+    "bye_policy",
+    "include_live",
+    "ruleset_key",
+    "overrides",
+    "table_size",
+)
 
 
-def settings_for(tournament: Tournament) -> StandingsSettings:
-    """The tournament's ranking choices as the pure module takes them."""
+def table_scale(tournament: Tournament) -> Scale:
+    """What a point is worth at each table size the tournament's rule set allows, against
+    a point at its own table size (``standings.Scale``): each size's target comes from the
+    rule set at that size, with the organizer's overrides."""
+    from scoring.rulesets import PRESETS, ScoringError, get_ruleset
+
+    preset = PRESETS.get(tournament.ruleset_key)
+    if preset is None:
+        return SAME_SCALE
+    try:
+        rules = {
+            size: get_ruleset(preset.key, players=size, overrides=tournament.overrides)
+            for size in preset.players
+        }
+    except ScoringError:
+        return SAME_SCALE
+    if any(rule.teams != "none" for rule in rules.values()):
+        return SAME_SCALE  # two teams a table, whatever its size
+    own = rules.get(tournament.table_size)
+    if own is None:
+        return SAME_SCALE
+    return target_scale({size: rule.target for size, rule in rules.items()}, own.target)
+
+
+def points_basis(stage: Stage | None) -> str:
+    """How the stage compares points across table sizes (``standings.POINTS_BASES``)."""
+    basis = (stage.settings or {}).get("points_basis") if stage is not None else None
+    return basis if basis in POINTS_BASES else TARGET_SHARE
+
+
+def settings_for(tournament: Tournament, stage: Stage | None = None) -> StandingsSettings:
+    """The tournament's ranking choices as the pure module takes them (with ``stage``,
+    that stage's points basis; without, the default)."""
     points = {
         int(size): {int(place): value for place, value in table.items()}
         for size, table in (tournament.placement_points or {}).items()
@@ -65,6 +110,8 @@ def settings_for(tournament: Tournament) -> StandingsSettings:
         placement_points=points,
         bye_policy=tournament.bye_policy,
         include_live=tournament.include_live,
+        points_basis=points_basis(stage),
+        scale=table_scale(tournament),
     )
 
 
@@ -79,7 +126,9 @@ SELECT r.stage_id, ms.entrant_id, COUNT(*), SUM(ms.total),
        SUM(ms.opponents_total * {sixtieths} / (ms.sides - 1)), SUM(ms.hands_won),
        SUM(ms.dominoes), SUM(ms.penalties),
        CASE WHEN ROW_NUMBER() OVER stage = 1 THEN MAX(MAX(ms.last_hand_at)) OVER stage END,
-       COUNT(*) FILTER (WHERE ms.won), {match_points}, {matches}
+       COUNT(*) FILTER (WHERE ms.won), {match_points}, {matches},
+       CAST(SUM(ms.total{weight}) AS BIGINT),
+       CAST(SUM(ms.opponents_total * {sixtieths} / (ms.sides - 1){weight}) AS BIGINT)
 FROM tournaments_matchseat ms
 JOIN tournaments_round r ON r.id = ms.round_id
 JOIN tournaments_stage s ON s.id = r.stage_id
@@ -136,7 +185,18 @@ def _results_sql(settings: StandingsSettings) -> tuple[str, list]:
         params += [int(size) for size in tables]
     placed = f"SUM(CASE {' '.join(cases)} ELSE 0 END)" if cases else "0"
     match_points = f"{placed} + COUNT(*) FILTER (WHERE {wins})"
-    sql = RESULTS_SQL.format(sixtieths=SIXTIETHS, match_points=match_points, matches=matches)
+    # Each seat's points weighed by its table size's target (``standings.Scale``), in
+    # whole numbers: the sums are exact, as the pure module's are.
+    weight = ""
+    scale = settings.scale
+    if scale.weights:
+        whens = " ".join(["WHEN %s THEN CAST(%s AS BIGINT)"] * len(scale.weights))
+        weight = f" * CASE ms.sides {whens} ELSE CAST(%s AS BIGINT) END"
+        steps = [value for pair in scale.weights.items() for value in pair] + [scale.unit]
+        params += steps * 2
+    sql = RESULTS_SQL.format(
+        sixtieths=SIXTIETHS, match_points=match_points, matches=matches, weight=weight
+    )
     return sql, params
 
 
@@ -211,6 +271,8 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
         wins,
         match_points,
         matches,
+        scaled_total,
+        scaled_against,
     ) in grouped:
         stage = stages[stage_id]
         stage.points += total
@@ -223,6 +285,8 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
         record.games += games
         record.total += total
         record.against_sixtieths += against_sixtieths
+        record.scaled_total += scaled_total
+        record.scaled_against += scaled_against
         record.hands_won += hands_won
         record.dominoes += dominoes
         record.penalties += penalties
@@ -251,7 +315,7 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
             finished=False,
         )
         stage.live.append(game)
-        add_game(stage.records, game)
+        add_game(stage.records, game, settings.scale)
         stage.points += sum(result.total for result in results)
         stage.seats += len(results)
     return stages
@@ -365,14 +429,20 @@ def rank_stages(
     check_order(settings)
     if brackets is None:
         brackets = bracket_stages(tournament)
+    # Each stage's points basis (``points_basis``), from its settings (one query).
+    bases = {
+        pk: points_basis(Stage(settings=kept))
+        for pk, kept in Stage.objects.filter(tournament=tournament).values_list("pk", "settings")
+    }
     ranked = {}
     last_hand_at = None
     for stage_id, stage in load_records(tournament, settings).items():
-        settle(stage.records, settings, stage.byes, stage.average)
-        ranking = settings
+        counted = replace(settings, points_basis=bases.get(stage_id, TARGET_SHARE))
+        settle(stage.records, counted, stage.byes, stage.average)
+        ranking = counted
         if stage_id in brackets:
             finish = bracket_finishes(brackets[stage_id], list(stage.records))
-            ranking = by_finish(stage.records, finish or {}, settings)
+            ranking = by_finish(stage.records, finish or {}, counted)
         ranked[stage_id] = rank(stage.records, ranking, _games_for(stage))
         if stage.last_hand_at and (last_hand_at is None or stage.last_hand_at > last_hand_at):
             last_hand_at = stage.last_hand_at

@@ -30,9 +30,11 @@ _slugs = itertools.count()
 
 
 def _reference(tournament: Tournament) -> dict:
-    settings_ = settings_for(tournament)
+    stages = {stage.pk: stage for stage in tournament.stages.all()}
     return {
-        stage_id: compute_standings(entrants, games, settings_, byes=byes)
+        stage_id: compute_standings(
+            entrants, games, settings_for(tournament, stages[stage_id]), byes=byes
+        )
         for stage_id, (entrants, games, byes) in load_rows(tournament).items()
     }
 
@@ -62,13 +64,15 @@ def _expected_results(game: Game) -> list[tuple]:
 
 def _random_event(rng: random.Random, *, entrants: int, order: list[str], **options) -> Tournament:
     """An event built row by row: random tables of two to four, close totals (so that
-    ties are common), finished, live and unplayed games, byes, a second stage of some."""
+    ties are common), finished, live and unplayed games, byes, a second stage of some;
+    the tournament's own table size three or four, each stage comparing points as shares
+    of the tables' targets (200 at three, 250 at four, 150 at two) or as raw totals."""
     user = get_user_model().objects.first() or UserFactory()
     tournament = Tournament.objects.create(
         name="Random",
         slug=f"random-{next(_slugs)}",
         ruleset_key="cutthroat",
-        table_size=4,
+        table_size=options.pop("table_size", 4),
         created_by=user,
         tiebreak_order=order,
         **options,
@@ -78,9 +82,18 @@ def _random_event(rng: random.Random, *, entrants: int, order: list[str], **opti
         Entrant(tournament=tournament, name=f"E{i}", player=player, seed=i + 1)
         for i, player in enumerate(players)
     )
-    stages = [Stage.objects.create(tournament=tournament, order=1, name="S1")]
+    stages = [
+        Stage.objects.create(
+            tournament=tournament,
+            order=1,
+            name="S1",
+            settings={"points_basis": options_basis(rng)},
+        )
+    ]
     if rng.random() < 0.5:
-        second = Stage.objects.create(tournament=tournament, order=2, name="S2")
+        second = Stage.objects.create(
+            tournament=tournament, order=2, name="S2", settings={"points_basis": "raw"}
+        )
         second.entrants.set(rng.sample(people, max(2, entrants // 2)))
         stages.append(second)
     for stage in stages:
@@ -136,6 +149,10 @@ def _seat(round_: Round, number: int, table: list[Entrant], rng: random.Random) 
     record_seat_results(game)
 
 
+def options_basis(rng: random.Random) -> str:
+    return rng.choice(("target_share", "target_share", "raw"))
+
+
 ORDERS = st.permutations(list(TIEBREAKERS)).map(lambda keys: [*keys[: len(keys) // 2], "seed"])
 
 
@@ -155,10 +172,13 @@ ORDERS = st.permutations(list(TIEBREAKERS)).map(lambda keys: [*keys[: len(keys) 
     ),
     bye_policy=st.sampled_from(["win_average", "nothing"]),
     include_live=st.booleans(),
+    table_size=st.sampled_from([3, 4]),
 )
 def test_seat_results_rank_like_the_games_themselves(
-    seed, entrants, order, placement_points, bye_policy, include_live
+    seed, entrants, order, placement_points, bye_policy, include_live, table_size
 ):
+    """Over random events with tables of two, three and four (targets 150, 200 and 250)
+    in one stage, on either points basis."""
     tournament = _random_event(
         random.Random(seed),
         entrants=entrants,
@@ -166,6 +186,7 @@ def test_seat_results_rank_like_the_games_themselves(
         placement_points=placement_points,
         bye_policy=bye_policy,
         include_live=include_live,
+        table_size=table_size,
     )
     assert _stored(tournament) == _reference(tournament)
 

@@ -35,6 +35,7 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
+from tournaments.standings_store import points_basis
 
 
 class TournamentMixin:
@@ -522,6 +523,9 @@ class StandingsView(TournamentMixin, APIView):
         head = {
             "stage": stage.order,
             "order": order,
+            # How points compare across table sizes (docs/pairing.md, "Standings across
+            # table sizes").
+            "points_basis": points_basis(stage),
             "computed_at": mark.computed_at,
             "stale": mark.stale,
         }
