@@ -414,6 +414,13 @@ PRESETS: dict[str, Preset] = {
 FIXED_FIELDS = {"key", "players"}
 
 
+def allowed_table_sizes(key: str) -> tuple[int, ...]:
+    """The table sizes (players a table) a preset allows: a round seats a field with
+    these (RULES.md, "Fields that don't divide"); empty for an unknown key."""
+    preset = PRESETS.get(key)
+    return tuple(sorted(preset.players)) if preset else ()
+
+
 def get_ruleset(key: str, *, players: int | None = None, overrides: dict | None = None) -> RuleSet:
     """Resolve a preset for a table of ``players`` and apply an organizer's overrides."""
     preset = PRESETS.get(key)
@@ -467,5 +474,6 @@ __all__ = [
     "RuleSet",
     "ScoringError",
     "Tile",
+    "allowed_table_sizes",
     "get_ruleset",
 ]

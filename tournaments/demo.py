@@ -53,6 +53,14 @@ def play(game: Game, by, rng: random.Random, *, hands: int | None = None) -> int
     seats = [seat.name for seat in game.seats.order_by("position")]
     while game.status != Game.Status.FINISHED and (hands is None or played < hands):
         hand = play_hand(rules, seats, rng, leader=game.next_leader or None)
+        lowest = None
+        if hand.ended == "block" and rules.block_tie == "lowest_tile":
+            # A block tied on pips goes to the lowest single tile: the referee gives them.
+            lowest = {
+                seat: list(min(tiles, key=lambda t: (t[0] + t[1], min(t))))
+                for seat, tiles in hand.tiles_left.items()
+                if tiles
+            }
         outcome = scoring.record_hand(
             game,
             by=by,
@@ -62,6 +70,7 @@ def play(game: Game, by, rng: random.Random, *, hands: int | None = None) -> int
             pips=hand.pips,
             leader=hand.leader,
             in_play=[{"seat": seat, "points": points} for seat, points in hand.in_play],
+            lowest_tiles=lowest,
         )
         game = outcome.game
         played += 1

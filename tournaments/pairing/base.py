@@ -118,28 +118,138 @@ class EngineBase:
         return []
 
 
-def table_sizes(count: int, table_size: int) -> list[int]:
-    """Sizes of the tables seating ``count`` players: full tables, short ones fill the gap.
+@dataclass(frozen=True)
+class Seating:
+    """How a round seats a field: the tables in play (the stage's size first) and how
+    many entrants sit out with a bye (only where the rule set allows one size)."""
 
-    Tables of ``table_size - 1`` fill the gap, as few as possible; raises where that is
-    impossible (five players at tables of four).
+    sizes: tuple[int, ...]
+    byes: int = 0
+
+
+# Where a caller names no allowed sizes (a pure engine called on its own), a table may
+# seat the stage's size or one fewer, as before sizes were declared per rule set; at two
+# a table the odd entrant has a bye.
+def default_sizes(table_size: int) -> tuple[int, ...]:
+    return (2,) if table_size == 2 else (table_size - 1, table_size)
+
+
+def allowed_sizes(settings: Mapping[str, Any] | None, table_size: int) -> tuple[int, ...]:
+    """The table sizes a round may use: the rule set's (``settings["table_sizes"]``, put
+    there by the services from the rule set), else the default. Head to head stays head
+    to head: at two a table a round never seats three, the odd entrant has a bye."""
+    declared = (settings or {}).get("table_sizes")
+    if table_size == 2:
+        return (2,)
+    if not declared:
+        return default_sizes(table_size)
+    return tuple(sorted({int(size) for size in declared}))
+
+
+def seating(count: int, table_size: int, allowed: Sequence[int] | None = None) -> Seating:
+    """Seat ``count`` entrants by the table-size policy (RULES.md, "Fields that don't
+    divide").
+
+    Where the rule set allows one size (DCS 4, Partners two teams), as many full tables
+    as the field fills and the rest sit out with a bye. Where it allows several, the
+    stage's size and as few tables of another size as the count needs, the nearer sizes
+    first: a size further from the stage's is used only where the nearer ones cannot
+    seat the field (10 at tables of 4 from 2-4: 4 + 3 + 3, not 4 + 4 + 2). Raises, saying
+    why and which counts would work, where no allowed sizes seat the field.
     """
     if count < 2:
         raise PairingError(say("A round needs at least two entrants."))
-    if table_size == 2:
-        return [2] * (count // 2)
-    tables = -(-count // table_size)
-    short = tables * table_size - count
-    if short > tables:
+    sizes = sorted(set(allowed or default_sizes(table_size)))
+    if len(sizes) == 1:
+        (size,) = sizes
+        tables, byes = divmod(count, size)
+        if not tables:
+            raise PairingError(
+                say(
+                    "{count} entrants cannot fill a table: this rule set plays {size} a "
+                    "table. Add {missing} more.",
+                    count=count,
+                    size=size,
+                    missing=size - count,
+                )
+            )
+        return Seating((size,) * tables, byes)
+    for distance in sorted({abs(size - table_size) for size in sizes}):
+        near = [size for size in sizes if abs(size - table_size) <= distance]
+        found = _fewest_off(count, table_size, near)
+        if found is not None:
+            return Seating(found)
+    below = next((c for c in range(count - 1, 1, -1) if _fewest_off(c, table_size, sizes)), None)
+    above = next(
+        c for c in range(count + 1, count + 2 * max(sizes) + 2) if _fewest_off(c, table_size, sizes)
+    )
+    names = ", ".join(str(size) for size in sizes)
+    if below is None:
         raise PairingError(
             say(
-                "{count} players cannot sit at tables of {table_size} and {value}.",
+                "{count} entrants cannot be seated: this rule set plays {sizes} a table. "
+                "{above} entrants would fill a round.",
                 count=count,
-                table_size=table_size,
-                value=table_size - 1,
+                sizes=names,
+                above=above,
             )
         )
-    return [table_size] * (tables - short) + [table_size - 1] * short
+    raise PairingError(
+        say(
+            "{count} entrants cannot be seated: this rule set plays {sizes} a table, and no "
+            "mix of those adds up to {count}. {below} or {above} entrants would.",
+            count=count,
+            sizes=names,
+            below=below,
+            above=above,
+        )
+    )
+
+
+def _fewest_off(count: int, table_size: int, sizes: Sequence[int]) -> tuple[int, ...] | None:
+    """The tables seating ``count`` from ``sizes`` with the fewest off the stage's size
+    (then the least far off, then the fewest tables), the stage's size first; None
+    where no mix adds up."""
+    # best[c]: (off tables, distance off, tables, one part) for c seated; by a small DP.
+    best: list[tuple | None] = [None] * (count + 1)
+    best[0] = (0, 0, 0, 0)
+    for seated in range(1, count + 1):
+        choice = None
+        for size in sizes:
+            if size > seated or best[seated - size] is None:
+                continue
+            off, far, tables, _ = best[seated - size]
+            key = (off + (size != table_size), far + abs(size - table_size), tables + 1, size)
+            if choice is None or key[:3] < choice[:3]:
+                choice = key
+        best[seated] = choice
+    if best[count] is None:
+        return None
+    parts = []
+    left = count
+    while left:
+        size = best[left][3]
+        parts.append(size)
+        left -= size
+    return tuple(
+        sorted(parts, key=lambda size: (size != table_size, abs(size - table_size), -size))
+    )
+
+
+def table_sizes(count: int, table_size: int, allowed: Sequence[int] | None = None) -> list[int]:
+    """Sizes of the tables seating ``count`` players (``seating``), the stage's size
+    first; raises where the sizes cannot seat every player (five at tables of four
+    or three). Byes are not tables: see ``seating``."""
+    result = seating(count, table_size, allowed)
+    if result.byes and table_size != 2:
+        raise PairingError(
+            say(
+                "{count} players cannot sit at tables of {table_size} without a bye.",
+                count=count,
+                table_size=table_size,
+            )
+        )
+    return list(result.sizes)
 
 
 def check_positive_int(settings: Mapping[str, Any], name: str, *, required: bool = False) -> None:

@@ -26,6 +26,7 @@ from tournaments.pairing.base import (
     PairingError,
     PairingResult,
     Table,
+    allowed_sizes,
     check_positive_int,
     ordered,
 )
@@ -108,6 +109,8 @@ class ScheduleNeed:
     met: tuple[tuple[int, int, int], ...] = ()
     seats: tuple[tuple[int, tuple[int, ...]], ...] = ()
     short: tuple[tuple[int, int], ...] = ()
+    # The table sizes the rule set allows (empty: the stage's size or one fewer).
+    allowed: tuple[int, ...] = ()
 
 
 def schedule_key(
@@ -117,12 +120,14 @@ def schedule_key(
     table_size: int,
     seed: int,
     met: Mapping[tuple[int, int], int],
+    allowed: Sequence[int] = (),
 ) -> str:
     """The name of the schedule entry for one round, given the meetings before it."""
     meetings = sorted([a, b, count] for (a, b), count in met.items() if count)
-    payload = json.dumps(
-        [list(players), round_number, total, table_size, seed, meetings], separators=(",", ":")
-    )
+    parts = [list(players), round_number, total, table_size, seed, meetings]
+    if allowed:
+        parts.append(list(allowed))
+    payload = json.dumps(parts, separators=(",", ":"))
     return hashlib.sha256(payload.encode()).hexdigest()[:40]
 
 
@@ -145,13 +150,16 @@ def compute_schedule(need: ScheduleNeed, *, quick: bool = False) -> dict[str, di
         seat_counts=dict(need.seats),
         short_counts=dict(need.short),
         quick=quick,
+        allowed=need.allowed or None,
     )
     floor = table_round_robin.repeat_floor(need.players, plan.rounds, met)
     entries = {}
     running = dict(met)
     for offset, tables in enumerate(plan.rounds):
         number = need.first_round + offset
-        key = schedule_key(need.players, number, need.total, need.table_size, need.seed, running)
+        key = schedule_key(
+            need.players, number, need.total, need.table_size, need.seed, running, need.allowed
+        )
         entries[key] = {
             "round": number,
             "tables": [list(table) for table in tables],
@@ -172,7 +180,9 @@ def stored_plan(need: ScheduleNeed, entries: Mapping[str, dict]) -> dict[str, di
     running = {(a, b): count for a, b, count in need.met}
     chain = {}
     for number in range(need.first_round, need.total + 1):
-        key = schedule_key(need.players, number, need.total, need.table_size, need.seed, running)
+        key = schedule_key(
+            need.players, number, need.total, need.table_size, need.seed, running, need.allowed
+        )
         entry = entries.get(key)
         if entry is None:
             return None
@@ -189,7 +199,11 @@ def plan_repeats(need: ScheduleNeed, chain: Mapping[str, dict]) -> int:
 
 
 def round_flags(
-    tables: Sequence[Table], met: Mapping[tuple[int, int], int], *, unavoidable: bool
+    tables: Sequence[Table],
+    met: Mapping[tuple[int, int], int],
+    *,
+    unavoidable: bool,
+    table_size: int | None = None,
 ) -> list[Flag]:
     """What an organizer should know about this round's tables: who meets again, and
     which tables seat fewer."""
@@ -222,7 +236,23 @@ def round_flags(
         )
         flags.append(Flag("rematch", message, tuple(sorted({p for pair in again for p in pair}))))
     played = [len(t.entrants) for t in tables if not t.bye]
-    if played and len(set(played)) > 1:
+    if table_size and any(size not in (table_size, table_size - 1) for size in played):
+        off = [
+            n for n, t in enumerate(tables, start=1) if not t.bye and len(t.entrants) != table_size
+        ]
+        flags.append(
+            Flag(
+                "mixed_tables",
+                say(
+                    "Mixed table sizes this round: {off} of {tables} tables seat another number "
+                    "than {size} (nobody sits at one twice before everyone has once).",
+                    off=len(off),
+                    tables=len(played),
+                    size=table_size,
+                ),
+            )
+        )
+    elif played and len(set(played)) > 1:
         full = max(played)
         short = [n for n, t in enumerate(tables, start=1) if not t.bye and len(t.entrants) < full]
         flags.append(
@@ -268,7 +298,9 @@ class RoundRobin(EngineBase):
             return []
         if table_size == 2 and _circle_holds(field, round_number):
             return []
-        return [_need(field, round_number, total, table_size, seed)]
+        return [
+            _need(field, round_number, total, table_size, seed, _declared(settings, table_size))
+        ]
 
     def pair(
         self,
@@ -298,16 +330,21 @@ class RoundRobin(EngineBase):
             )
         if table_size == 2 and _circle_holds(field, round_number):
             return self._two_sides(field, round_number)
-        need = _need(field, round_number, total, table_size, seed)
+        need = _need(field, round_number, total, table_size, seed, _declared(settings, table_size))
         entry = (schedules or {}).get(need.key) or compute_schedule(need)[need.key]
         tables = []
         for table in entry["tables"]:
             seated = tuple(p for p in table if p != BYE)
-            tables.append(Table(seated, bye=len(seated) < len(table)))
+            # A table of one is an entrant sitting out (where the rule set plays one size).
+            tables.append(Table(seated, bye=len(seated) < len(table) or len(seated) == 1))
         met = {(a, b): count for a, b, count in need.met if BYE not in (a, b)}
-        flags = round_flags(tables, met, unavoidable=entry["unavoidable"])
+        flags = round_flags(tables, met, unavoidable=entry["unavoidable"], table_size=table_size)
         flags += [
-            Flag("bye", say("Bye: entrant {id} has no opponent this round.", id=t.entrants[0]))
+            Flag(
+                "bye",
+                say("Bye: entrant {id} has no opponent this round.", id=t.entrants[0]),
+                t.entrants,
+            )
             for t in tables
             if t.bye
         ]
@@ -362,7 +399,17 @@ def _circle_holds(field: list[EntrantStub], round_number: int) -> bool:
     return all(a in known and b in known for a, b in played) and played <= planned
 
 
-def _need(field, round_number: int, total: int, table_size: int, seed: int) -> ScheduleNeed:
+def _declared(settings: Mapping[str, Any], table_size: int) -> tuple[int, ...]:
+    """The rule set's table sizes where the services declared them (at two a table the
+    circle's bye seat stands in for them)."""
+    if table_size == 2 or not settings.get("table_sizes"):
+        return ()
+    return allowed_sizes(settings, table_size)
+
+
+def _need(
+    field, round_number: int, total: int, table_size: int, seed: int, allowed=()
+) -> ScheduleNeed:
     active = [e for e in field if not e.withdrawn]
     players = [e.id for e in active]
     present = set(players)
@@ -384,7 +431,7 @@ def _need(field, round_number: int, total: int, table_size: int, seed: int) -> S
                 counts[position] += 1
         seats.append((entrant.id, tuple(counts)))
     return ScheduleNeed(
-        key=schedule_key(players, round_number, total, table_size, seed, met),
+        key=schedule_key(players, round_number, total, table_size, seed, met, allowed),
         players=tuple(players),
         first_round=round_number,
         total=total,
@@ -392,7 +439,9 @@ def _need(field, round_number: int, total: int, table_size: int, seed: int) -> S
         seed=seed,
         met=tuple(sorted((a, b, count) for (a, b), count in met.items())),
         seats=tuple(seats),
-        short=tuple((e.id, e.short_tables) for e in active),
+        # Tables off size and byes rotate together (a rule set with byes has one size).
+        short=tuple((e.id, e.short_tables + (e.byes if table_size > 2 else 0)) for e in active),
+        allowed=tuple(allowed),
     )
 
 

@@ -28,8 +28,10 @@ from tournaments.pairing.base import (
     PairingError,
     PairingResult,
     Table,
+    allowed_sizes,
     check_positive_int,
     rng_for,
+    seating,
     table_sizes,
 )
 from tournaments.pairing.round_robin import TABLE_SIZES
@@ -124,8 +126,31 @@ def _sat_first(entrant: EntrantStub) -> int:
     return sum(1 for position in entrant.seats if position == 0)
 
 
+def pick_byes(field: list[EntrantStub], count: int) -> list[EntrantStub]:
+    """Who sits out: fewest byes first (nobody twice before everyone has once), the
+    lowest ranked first among them (``field`` is in standings order)."""
+    ranked = {e.id: place for place, e in enumerate(field)}
+    return sorted(field, key=lambda e: (e.byes, -ranked[e.id]))[:count]
+
+
+def bye_flags(byes: list[EntrantStub]) -> list[Flag]:
+    return [
+        Flag(
+            "bye",
+            say("Bye: entrant {id}, lowest ranked with fewest byes.", id=e.id),
+            (e.id,),
+        )
+        for e in byes
+    ]
+
+
 def pair_tables(
-    field: list[EntrantStub], table_size: int, seed: int, round_number: int, rounds_left: int = 1
+    field: list[EntrantStub],
+    table_size: int,
+    seed: int,
+    round_number: int,
+    rounds_left: int = 1,
+    sizes: list[int] | None = None,
 ):
     """Seat a Swiss round at tables of three or more by an optimisation over the round.
 
@@ -142,8 +167,9 @@ def pair_tables(
     gives way to the best one found that does. Work is bounded by moves and search
     steps, never by time, so the same input gives the same tables anywhere.
     """
-    sizes = table_sizes(len(field), table_size)
-    search = _RoundSearch(field, sizes)
+    if sizes is None:
+        sizes = table_sizes(len(field), table_size)
+    search = _RoundSearch(field, list(sizes), full=table_size)
     best = search.descend(search.from_the_top())
     if search.repeats(best) > search.floor():
         # A repeat the descent could not swap away: a tabu search over the round.
@@ -237,7 +263,7 @@ def plan_ahead(
     closest = exact.cheapest(search.table_cost, rounds_left - 1, below=cost - 1e-9)
     if not closest:
         return chosen
-    return sorted((list(t) for t in closest), key=lambda t: (len(t) < search.full, min(t)))
+    return sorted((list(t) for t in closest), key=lambda t: (len(t) != search.full, min(t)))
 
 
 # Swaps tried in one round's descent at most: a few thousand moves at 64 entrants.
@@ -444,7 +470,7 @@ class _OutOfSteps(Exception):
 class _RoundSearch:
     """The cost of a Swiss round's tables and a descent that lowers it."""
 
-    def __init__(self, field: list[EntrantStub], sizes: list[int]):
+    def __init__(self, field: list[EntrantStub], sizes: list[int], full: int | None = None):
         self.field = field
         self.sizes = sizes
         self.n = len(field)
@@ -467,7 +493,9 @@ class _RoundSearch:
         short_most = max((e.short_tables for e in field), default=0) + 1
         self.repeat_weight = self.short_weight * (self.n * short_most + 1) + score_bound
         self.short_cost = [e.short_tables * self.short_weight for e in field]
-        self.full = max(sizes)
+        # The stage's size: a table of any other size is off size (short, or one over
+        # where the rule set seats more), and sitting at one is rotated.
+        self.full = full if full is not None else max(sizes)
 
     def pair_cost(self, a: int, b: int) -> float:
         gap = self.score[a] - self.score[b]
@@ -477,7 +505,7 @@ class _RoundSearch:
 
     def table_cost(self, table: list[int]) -> float:
         cost = sum(self.pair_cost(a, b) for i, a in enumerate(table) for b in table[i + 1 :])
-        if len(table) < self.full:
+        if len(table) != self.full:
             cost += sum(self.short_cost[p] for p in table)
         return cost
 
@@ -546,10 +574,11 @@ class _RoundSearch:
         for y in two:
             if y != b:
                 delta += cost(a, y) - cost(b, y)
-        if len(one) != len(two):
-            # Whoever moves to the shorter table takes on its cost.
+        off_one, off_two = len(one) != self.full, len(two) != self.full
+        if off_one != off_two:
+            # Whoever moves to the table off size takes on its cost.
             moving = self.short_cost[b] - self.short_cost[a]
-            delta += moving if len(one) < len(two) else -moving
+            delta += moving if off_one else -moving
         return delta
 
     def total(self, tables) -> float:
@@ -563,7 +592,7 @@ class _RoundSearch:
 
     def from_the_top(self) -> list[list[int]]:
         """Tables filled down the standings; short seats to the lowest who sat short least."""
-        short_seats = sum(size for size in self.sizes if size < self.full)
+        short_seats = sum(size for size in self.sizes if size != self.full)
         bottom = sorted(range(self.n), key=lambda i: (self.field[i].short_tables, -i))
         short = set(bottom[:short_seats])
         rest = [i for i in range(self.n) if i not in short]
@@ -589,7 +618,9 @@ class _RoundSearch:
                     one, two = self.field[a].id, self.field[b].id
                     planned[one][two] = planned[two][one] = 1
         ahead = _RoundSearch(
-            [dataclasses.replace(e, met=planned[e.id]) for e in self.field], self.sizes
+            [dataclasses.replace(e, met=planned[e.id]) for e in self.field],
+            self.sizes,
+            full=self.full,
         )
         return ahead.descend(tables)
 
@@ -597,7 +628,7 @@ class _RoundSearch:
         """Swap two entrants of different tables while that lowers the cost (best swap of
         each table's neighbourhood), within the budget."""
         tables = [list(t) for t in tables]
-        tables.sort(key=lambda t: (len(t) < self.full, min(t)))
+        tables.sort(key=lambda t: (len(t) != self.full, min(t)))
         reach = NEIGHBOURS if len(tables) <= 2 * NEIGHBOURS + 1 else FAR_NEIGHBOURS
         tried = 0
         improved = True
@@ -621,7 +652,7 @@ class _RoundSearch:
                     one, two = tables[t1], tables[t2]
                     one[i], two[j] = two[j], one[i]
                     improved = True
-        tables.sort(key=lambda t: (len(t) < self.full, min(t)))
+        tables.sort(key=lambda t: (len(t) != self.full, min(t)))
         return tables
 
 
@@ -651,8 +682,15 @@ class Swiss(EngineBase):
             raise PairingError(say("A Swiss round needs at least two entrants."))
         if table_size == 2:
             tables, flags = pair_two_sides(field)
-        else:
-            total = self.total_rounds(len(field), table_size=table_size, settings=settings)
-            left = total - round_number + 1
-            tables, flags = pair_tables(field, table_size, seed, round_number, left)
-        return PairingResult(tuple(tables), tuple(flags))
+            return PairingResult(tuple(tables), tuple(flags))
+        seat = seating(len(field), table_size, allowed_sizes(settings, table_size))
+        byes = pick_byes(field, seat.byes)
+        out = {e.id for e in byes}
+        playing = [e for e in field if e.id not in out]
+        total = self.total_rounds(len(field), table_size=table_size, settings=settings)
+        left = total - round_number + 1
+        tables, flags = pair_tables(
+            playing, table_size, seed, round_number, left, sizes=list(seat.sizes)
+        )
+        tables = [*tables, *(Table((e.id,), bye=True) for e in byes)]
+        return PairingResult(tuple(tables), (*flags, *bye_flags(byes)))

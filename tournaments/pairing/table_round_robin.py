@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from domain.say import say
-from tournaments.pairing.base import PairingError, table_sizes
+from tournaments.pairing.base import PairingError, seating
 from tournaments.pairing.designs import known_design
 
 # --- finite fields and affine planes ------------------------------------------------------
@@ -111,12 +111,18 @@ class _Search:
         rng: random.Random,
         met: Mapping[tuple[int, int], int],
         short_counts: Mapping[int, int],
+        allowed: Sequence[int] | None = None,
     ):
         self.players = list(players)
         self.index = {player: i for i, player in enumerate(self.players)}
         self.n = len(self.players)
         self.rounds = rounds
-        self.sizes = table_sizes(self.n, table_size)
+        # The stage's size first, then tables off size; an entrant sitting out (a bye,
+        # where the rule set plays one size) sits at a table of one, which meets nobody,
+        # so that byes rotate as tables off size do.
+        seat = seating(self.n, table_size, allowed)
+        self.full = table_size
+        self.sizes = [*seat.sizes, *([1] * seat.byes)]
         self.rng = rng
         n = self.n
         self.history = [[0] * n for _ in range(n)]
@@ -132,9 +138,8 @@ class _Search:
 
     def greedy_round(self) -> list[list[int]]:
         """One round: short seats to those who sat short least, then fewest meetings."""
-        full_size = self.sizes[0]
         tables: list[list[int]] = [[] for _ in self.sizes]
-        short_ids = [t for t, size in enumerate(self.sizes) if size < full_size]
+        short_ids = [t for t, size in enumerate(self.sizes) if size != self.full]
         short_seats = sum(self.sizes[t] for t in short_ids)
         by_need = sorted(range(self.n), key=lambda i: (self.short[i], self.rng.random()))
         sitting_short = set(by_need[:short_seats])
@@ -241,12 +246,12 @@ class _Search:
 
     def _fair_with_swap(self, schedule, r: int, a: int, b: int) -> bool:
         """Whether short tables stay fair in every round if ``a`` and ``b`` swap in round r."""
-        full = self.sizes[0]
+        full = self.full
         counts = list(self.initial_short)
         self.evaluations += len(schedule) * self.n // 8
         for number, tables in enumerate(schedule):
             for table in tables:
-                if len(table) < full:
+                if len(table) != full:
                     for p in table:
                         if number == r and p in (a, b):
                             p = b if p == a else a
@@ -413,6 +418,7 @@ def replan(
     seat_counts: Mapping[int, Sequence[int]] | None = None,
     short_counts: Mapping[int, int] | None = None,
     quick: bool = False,
+    allowed: Sequence[int] | None = None,
 ) -> Plan:
     """Schedule the remaining rounds for ``players`` around meetings already played.
 
@@ -436,7 +442,9 @@ def replan(
         exact = affine_plane(q)
     elif not met:
         exact = known_design(n, rounds, table_size)
-    search = _Search(players, rounds, table_size, rng, met, short_counts or {})
+    search = _Search(players, rounds, table_size, rng, met, short_counts or {}, allowed)
+    if any(size != table_size for size in search.sizes):
+        exact = None  # the designs seat full tables only
     if exact is not None:
         order = list(range(n))
         rng.shuffle(order)  # relabel so that seeds do not always sit together
@@ -446,6 +454,8 @@ def replan(
     else:
         # More rounds than a design has: its rounds first, the search fills in the rest.
         prefix = (known_design(n, rounds, table_size, partial=True) or []) if not met else []
+        if any(size != table_size for size in search.sizes):
+            prefix = []
         order = list(range(n))
         if prefix:
             rng.shuffle(order)
@@ -463,7 +473,7 @@ def replan(
     seated = search.seat(schedule, seat_counts or {})
     repeats = count_repeats(seated, met)
     if repeats:
-        floor = _repeat_floor(n, rounds, table_size)
+        floor = _repeat_floor(n, rounds, table_size, search.sizes.count(1))
         if repeats <= floor:
             flags.append(
                 say("repeat meeting: unavoidable ({count} pair meetings repeat)", count=repeats)
@@ -476,7 +486,7 @@ def replan(
                 )
             )
     if len(set(search.sizes)) > 1:
-        short = sum(1 for size in search.sizes if size < search.sizes[0])
+        short = sum(1 for size in search.sizes if size != search.full)
         flags.append(
             say(
                 "short tables: {short} of {tables} each round",
@@ -515,9 +525,11 @@ def repeat_floor(
     return sum(max(0, planned[p] - (left - known[p])) for p in players) // 2
 
 
-def _repeat_floor(n: int, rounds: int, table_size: int) -> int:
-    """A lower bound on repeats: each round a player meets table_size - 1 others."""
-    per_player = rounds * (table_size - 1) - (n - 1)
+def _repeat_floor(n: int, rounds: int, table_size: int, byes: int = 0) -> int:
+    """A lower bound on repeats: each round a player meets table_size - 1 others, but in
+    the rounds they sit out (``byes`` a round, rotated: at most their share, rounded up)."""
+    playing = rounds - -(-rounds * byes // n) if byes else rounds
+    per_player = playing * (table_size - 1) - (n - 1)
     return max(0, per_player * n // 2)
 
 

@@ -94,7 +94,7 @@ def history(stage: Stage, entrants: list[Entrant]) -> list[EntrantStub]:
                 score[me] += bye_points
                 continue
             seats[me].append(row["position"])
-            if len(seated) < full:
+            if len(seated) != full:
                 short[me] += 1
             for other in ids:
                 if other != me:
@@ -192,17 +192,29 @@ class Request:
         )
 
 
+def allowed_sides(tournament) -> tuple[int, ...]:
+    """The table sizes the tournament's rule set allows, in entrants a table: two teams
+    in Partners, else its players (``scoring.rulesets.allowed_table_sizes``)."""
+    from scoring.rulesets import allowed_table_sizes
+
+    if tournament.is_teams:
+        return (2,)
+    return allowed_table_sizes(tournament.ruleset_key)
+
+
 def request_for(stage: Stage, entrants: list[Entrant], number: int, seed: int | None) -> Request:
     engine = engine_of(stage)
     stubs = history(stage, entrants)
     if not engine.keeps_withdrawn:
         stubs = [s for s in stubs if not s.withdrawn]
+    tournament = stage.tournament
     return Request(
         engine=engine,
         stubs=stubs,
         number=number,
-        table_size=stage.tournament.sides_per_table,
-        settings=stage.settings,
+        table_size=tournament.sides_per_table,
+        # The rule set's table sizes: a round seats the field by them (mixed sizes, byes).
+        settings={**stage.settings, "table_sizes": list(allowed_sides(tournament))},
         seed=stage.settings.get("seed", stage.pk) if seed is None else seed,
     )
 

@@ -117,9 +117,12 @@ def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -
     tournament = stage.tournament
     ids = {entrant_id for table in result.tables for entrant_id in table.entrants}
     by_id = Entrant.objects.select_related("player", "partner").in_bulk(ids)
+    # A bye takes no table number: the tables in play are numbered 1, 2, … and the byes
+    # after them (a number no page shows; each says "bye").
+    in_order = [t for t in result.tables if not t.bye] + [t for t in result.tables if t.bye]
     numbered = [
         (first_table + offset, table, [by_id[entrant_id] for entrant_id in table.entrants])
-        for offset, table in enumerate(result.tables)
+        for offset, table in enumerate(in_order)
     ]
     walkovers = {
         number for number, table, entrants in numbered if is_walkover(stage, table, entrants)
@@ -170,6 +173,21 @@ def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -
     return matches
 
 
+def _check_seating(tournament: Tournament, count: int) -> None:
+    """Refuse a field the rule set's table sizes cannot seat, saying why and which
+    counts would (RULES.md, "Fields that don't divide")."""
+    from tournaments.pairing import PairingError
+    from tournaments.pairing.base import allowed_sizes, seating
+
+    size = tournament.sides_per_table
+    try:
+        seating(
+            count, size, allowed_sizes({"table_sizes": adapter.allowed_sides(tournament)}, size)
+        )
+    except PairingError as error:
+        raise TournamentError(str(error), "entrants") from error
+
+
 class _FieldMoved(Exception):
     """The field changed between the search and the locks: search again, outside them."""
 
@@ -184,18 +202,22 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
     """
     require(by, "tournament.manage", stage.tournament)  # nobody else starts a search
     for _attempt in range(3):
-        _prepare_schedules(stage, seed)
+        problem = _prepare_schedules(stage, seed)
         try:
             return _generate(stage, by=by, seed=seed)
         except _FieldMoved:
+            if problem is not None:
+                # The search could not seat the field: say why, not that it moved.
+                raise TournamentError(str(problem), "stage") from problem
             continue
     raise TournamentConflict(
         say("The entrants changed while the round was being paired; try again."), "stage"
     )
 
 
-def _prepare_schedules(stage: Stage, seed: int | None) -> None:
-    """Search and store what the next round reads, holding no lock (a no-op when stored)."""
+def _prepare_schedules(stage: Stage, seed: int | None):
+    """Search and store what the next round reads, holding no lock (a no-op when stored);
+    returns the engine's refusal, if it refused the field."""
     from tournaments.pairing import PairingError
 
     stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
@@ -210,8 +232,9 @@ def _prepare_schedules(stage: Stage, seed: int | None) -> None:
     try:
         request = adapter.request_for(stage, entrants, adapter.next_round_number(stage), seed)
         adapter.ensure_schedules(stage, request.needs(), quick=True)
-    except PairingError:
-        return  # said under the lock, where the round is refused
+    except PairingError as error:
+        return error  # said under the lock where it can be, else by generate_round
+    return None
 
 
 def _generate(stage: Stage, *, by, seed: int | None) -> Round:
@@ -255,6 +278,8 @@ def _generate(stage: Stage, *, by, seed: int | None) -> Round:
             )
         entrants = _stage_entrants(stage)
         active = [e for e in entrants if not e.withdrawn]
+        if active and not engine.advances:
+            _check_seating(tournament, len(active))
         number = (last.number if last else 0) + 1
         total = engine.total_rounds(
             len(entrants), table_size=tournament.sides_per_table, settings=stage.settings
