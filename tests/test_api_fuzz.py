@@ -153,10 +153,9 @@ def _pointed_at_real(case, real: dict) -> bool:
     database=None,
 )
 def test_the_api_answers_every_request_as_its_schema_says(case, world):
-    if _scenario(case) == CoverageScenario.UNSPECIFIED_HTTP_METHOD:
-        if (case.path, case.method) in ASKED_UNDECLARED:
-            return  # asked already, through another operation on the same path
-        ASKED_UNDECLARED.add((case.path, case.method))
+    undeclared = _scenario(case) == CoverageScenario.UNSPECIFIED_HTTP_METHOD
+    if undeclared and (case.path, case.method) in ASKED_UNDECLARED:
+        return  # answered already, through another operation on the same path
     for token in world["tokens"].values():
         # The fuzzer's WSGI transport asks for gzip (as requests does) but does not undo it;
         # the compressed standings answer is checked in tests/tournaments/test_live.py.
@@ -172,6 +171,8 @@ def test_the_api_answers_every_request_as_its_schema_says(case, world):
     assert Game.objects.exists()
     if case.method.upper() not in SAFE:
         call_command("verify_games", stdout=io.StringIO())
+    if undeclared:  # only once it passed: a failing case is asked again as it shrinks
+        ASKED_UNDECLARED.add((case.path, case.method))
 
 
 def _scenario(case):
