@@ -168,8 +168,18 @@
   });
 })();
 // A confirmation's "Cancel" closes the panel it is in: nothing was sent, nothing changed.
+// A part answered in place (data-stay) leaves the page scrolled where it was: the
+// organizer stays on the row they acted on.
 (function () {
   "use strict";
+  var kept = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    kept = target && target.hasAttribute && target.hasAttribute("data-stay") ? window.scrollY : null;
+  });
+  function stay() { if (kept !== null) window.scrollTo(window.scrollX, kept); }
+  document.addEventListener("htmx:afterSwap", stay);
+  document.addEventListener("htmx:afterSettle", function () { stay(); kept = null; });
   document.addEventListener("click", function (event) {
     var cancel = event.target.closest && event.target.closest("[data-cancel]");
     var panel = cancel && cancel.closest("details");

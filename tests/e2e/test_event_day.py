@@ -57,6 +57,7 @@ def test_check_in_seats_only_those_present_and_a_no_show_is_a_forfeit(live_serve
     no_show = first.seats.order_by("position").first().entrant
     page.get_by_label("Did not play").select_option(label=f"Table 1 · {no_show.name}")
     page.get_by_label("Why").select_option(label="No-show")
+    page.locator("#dnp-confirm").check()
     page.get_by_role("button", name="Record the forfeit").click()
     said(page, f"{no_show.name} did not play at table 1 (no-show)")
     page.locator("#table-1 .pill.forfeit", has_text="forfeit (no-show)").wait_for()

@@ -121,6 +121,7 @@ def test_an_organizer_runs_the_whole_event_day_from_a_phone(live_server, browser
     no_show = tables[0].seats.order_by("position").first().entrant
     page.get_by_label("Did not play").select_option(label=f"Table 1 · {no_show.name}")
     page.get_by_label("Why").select_option(label="No-show")
+    page.locator("#dnp-confirm").check()
     page.get_by_role("button", name="Record the forfeit").click()
     said(page, f"{no_show.name} did not play at table 1 (no-show)")
     page.locator("#table-1 .pill.forfeit", has_text="forfeit (no-show)").wait_for()
@@ -230,7 +231,9 @@ def test_an_organizer_runs_a_pooled_event_into_a_bracket_with_a_walkover(
     # One of the eight withdraws before the bracket is seated: their table is a walkover.
     gone = Entrant.objects.get(pk=bracket.settings["seeding"][-1])
     page.goto(f"{manage}?stage={bracket.order}")
-    page.locator("tr", has_text=gone.name).get_by_role("button", name="Withdraw").click()
+    row = page.locator("tr", has_text=gone.name)
+    row.get_by_text("Withdraw…").click()
+    row.get_by_role("button", name=f"Withdraw {gone.name}").click()
     said(page, f"{gone.name}")
     page.get_by_role("button", name="Generate the next round").click()
     said(page, "Round 1 generated as a draft with 4 tables. The pairing left 1 note.")

@@ -298,8 +298,8 @@ def withdrawal_effect(entrant: Entrant):
     for seat in unstarted:
         said.append(
             say(
-                "Table {table} has not started: it plays on with one fewer, someone takes "
-                "the seat, or its game ends as their forfeit, as you choose.",
+                "Table {table} has not started: you choose what happens there; its game "
+                "ends only if you choose their forfeit.",
                 table=seat.match.table_number,
             )
         )
