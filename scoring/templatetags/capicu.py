@@ -41,7 +41,8 @@ def told(flag):
     if isinstance(flag, dict):
         template = flag.get("template")
         if template:
-            return say_it(Message(template, **(flag.get("params") or {})))
+            counted = (flag.get("plural"), flag.get("count", 1)) if flag.get("plural") else ()
+            return say_it(Message(template, *counted, **(flag.get("params") or {})))
         return say_it(flag.get("message", ""))
     return say_it(flag)
 

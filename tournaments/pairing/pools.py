@@ -3,7 +3,7 @@
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.say import say
+from domain.say import Message, say
 from tournaments.pairing.base import (
     EngineBase,
     EntrantStub,
@@ -92,5 +92,8 @@ def _renumbered(flag: Flag, before: int) -> Flag:
     params = getattr(flag.message, "params", None)
     if not before or not params or "table" not in params:
         return flag
-    message = say(flag.message.template, **{**params, "table": params["table"] + before})
+    counted = (flag.message.plural, flag.message.count) if flag.message.plural else ()
+    message = Message(
+        flag.message.template, *counted, **{**params, "table": params["table"] + before}
+    )
     return Flag(flag.code, message, flag.entrants)

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from domain.say import say
+from domain.say import say, say_n
 from tournaments.pairing import table_round_robin
 from tournaments.pairing.base import (
     EngineBase,
@@ -220,16 +220,22 @@ def round_flags(
         if not again:
             continue
         message = (
-            say(
+            say_n(
+                "Table {table}: players who met in an earlier round meet again "
+                "({count} pair); with this many rounds some repeats cannot be avoided.",
                 "Table {table}: players who met in an earlier round meet again "
                 "({count} pairs); with this many rounds some repeats cannot be avoided.",
+                len(again),
                 table=number,
                 count=len(again),
             )
             if unavoidable
-            else say(
+            else say_n(
+                "Table {table}: players who met in an earlier round meet again "
+                "({count} pair); the schedule found no way around it.",
                 "Table {table}: players who met in an earlier round meet again "
                 "({count} pairs); the schedule found no way around it.",
+                len(again),
                 table=number,
                 count=len(again),
             )

@@ -243,7 +243,7 @@ ENTRANT_PARAMS = ("id", "first", "second")
 def flag_rows(flags, names: dict[int, str]) -> list[dict]:
     """A round's flags as stored: each message with its template and values, entrants
     named by their names rather than their ids."""
-    from domain.say import say
+    from domain.say import Message
 
     rows = []
     for flag in flags:
@@ -252,13 +252,17 @@ def flag_rows(flags, names: dict[int, str]) -> list[dict]:
         for key in ENTRANT_PARAMS:
             if key in params and params[key] in names:
                 params[key] = names[params[key]]
-        message = say(template, **params) if template else flag.message
+        plural = getattr(flag.message, "plural", None)
+        count = getattr(flag.message, "count", 1)
+        message = Message(template, plural, count, **params) if template else flag.message
+        counted = {"plural": plural, "count": count} if plural else {}
         rows.append(
             {
                 "code": flag.code,
                 "message": str(message),
                 "template": template or str(flag.message),
                 "params": params,
+                **counted,
                 "entrants": list(flag.entrants),
             }
         )
