@@ -53,6 +53,9 @@ def preset_lines() -> list[dict]:
         {
             "key": key,
             "label": preset.label,
+            # Its own words first: two presets may read the same in the summary (the
+            # two-box games differ only in the steal).
+            "description": gettext(preset.description),
             "summary": wording.summary(get_ruleset(key), gettext),
             "sizes": preset.players,
         }

@@ -1,6 +1,7 @@
 """The small things a new organizer met, each kept: counted words, rule-set names,
 stored reasons and numbers in the reader's language."""
 
+import pytest
 from django.utils import translation
 
 from scoring.templatetags.capicu import told
@@ -19,6 +20,25 @@ def _repeat_flag(pairs: int) -> dict:
 
 def test_a_repeat_meeting_counts_its_pairs_in_proper_words():
     one, two = _repeat_flag(1), _repeat_flag(2)
-    assert "(1 pair);" in told(one) and "(2 pairs);" in told(two)
+    with translation.override("en"):
+        assert "(1 pair);" in told(one) and "(2 pairs);" in told(two)
     with translation.override("es"):
         assert "(1 pareja);" in told(one) and "(2 parejas);" in told(two)
+
+
+@pytest.mark.django_db
+def test_rule_set_names_stay_as_they_are_and_each_preset_has_its_own_words(client):
+    from scoring.rulesets import PRESETS
+    from tests.factories import UserFactory
+
+    client.force_login(UserFactory())
+    page = client.get("/organize/new/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    for preset in PRESETS.values():
+        assert f'translate="no">{preset.label}</a>' in page  # a proper name, as it is
+    two_box = [PRESETS["two_box"].description, PRESETS["two_box_cutthroat"].description]
+    assert two_box[0] != two_box[1]
+    with translation.override("es"):
+        for description in two_box:
+            assert translation.gettext(description) in page
+    chosen = client.get("/organize/new/?preset=mexican", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Nuevo torneo con las reglas Mexican" in chosen
