@@ -42,3 +42,20 @@ def test_rule_set_names_stay_as_they_are_and_each_preset_has_its_own_words(clien
             assert translation.gettext(description) in page
     chosen = client.get("/organize/new/?preset=mexican", HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert "Nuevo torneo con las reglas Mexican" in chosen
+
+
+def test_spanish_says_valoracion_never_rating():
+    """The player page said "Rating (conservador)": one language at a time."""
+    import polib
+    from django.conf import settings
+
+    po = polib.pofile(str(settings.BASE_DIR / "locale" / "es" / "LC_MESSAGES" / "django.po"))
+    mixed = [
+        entry.msgid
+        for entry in po
+        if any("rating" in text.lower() for text in [entry.msgstr, *entry.msgstr_plural.values()])
+    ]
+    assert not mixed
+    with translation.override("es"):
+        said = translation.gettext("Rating (conservative) after games 1 to {count}: {values}.")
+    assert said.startswith("Valoración (conservadora)")
