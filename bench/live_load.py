@@ -804,6 +804,9 @@ class Stack:
         self.database = f"capicu_live_bench_{os.getpid()}"
         self.redis_port = free_port()
         self.web_port = free_port()
+        # With --nginx every client asks nginx (deploy/nginx.conf) on web_port, and
+        # gunicorn listens behind it on app_port.
+        self.app_port = free_port() if args.nginx else self.web_port
         self.push_port = free_port() if args.push_counts or args.outage_push else None
         self.scratch = Path(tempfile.mkdtemp(prefix="capicu-live-bench-"))
         self.access_log = self.scratch / "access.log"
@@ -823,9 +826,13 @@ class Stack:
                 "ANON_THROTTLE_RATE": "1000000/min",
                 # The bench's thousand streams all come from 127.0.0.1.
                 "LIVE_STREAMS_PER_ADDRESS": "1000000",
+                # One organizer invites the 64 referees at once.
+                "INVITATIONS_PER_SENDER_PER_HOUR": "1000",
                 "PYTHONUNBUFFERED": "1",
             }
         )
+        if args.nginx:
+            self.env.update({"BEHIND_PROXY": "1", "NUM_PROXIES": "1"})
         if self.push_port:
             # The page names its stream; the bench's proxy-less setup sends the viewers
             # straight to the ASGI server that serves it.
@@ -895,12 +902,14 @@ class Stack:
         self.start_redis()
         self.manage("migrate", "--noinput")
         self.manage("collectstatic", "--noinput")
-        gunicorn = [str(BIN / "gunicorn"), "config.wsgi", "--bind", f"{HOST}:{self.web_port}"]
+        gunicorn = [str(BIN / "gunicorn"), "config.wsgi", "--bind", f"{HOST}:{self.app_port}"]
         if self.args.gunicorn_args:
             gunicorn += self.args.gunicorn_args.split()
         elif not (ROOT / "gunicorn.conf.py").exists():
             gunicorn += ["--workers", "4"]
         self.gunicorn_command = " ".join(gunicorn[1:])
+        if self.args.nginx:
+            self.gunicorn_command += " (behind nginx: deploy/nginx.conf)"
         if self.args.inside:
             # Each request's time inside its worker, from the access log: beside the
             # client's figure it tells the server's share of a referee's wait.
@@ -936,7 +945,43 @@ class Stack:
                 self.push_command += f" (nice {self.args.push_nice})"
             self.start("push", push)
             wait_for_port(self.push_port, 60, "uvicorn")
-        wait_for_port(self.web_port, 60, "gunicorn")
+        wait_for_port(self.app_port, 60, "gunicorn")
+        if self.args.nginx:
+            self.start_nginx()
+
+    def start_nginx(self) -> None:
+        """Debian's nginx with deploy/nginx.conf in front of gunicorn (and uvicorn)."""
+        sys.path.insert(0, str(ROOT / "deploy"))
+        from nginx import render
+
+        prefix = self.scratch / "nginx"
+        prefix.mkdir()
+        static = self.env.get("STATIC_ROOT") or str(ROOT / "staticfiles")
+        (prefix / "capicu.conf").write_text(
+            render(
+                web=f"{HOST}:{self.app_port}",
+                events=f"{HOST}:{self.push_port or self.app_port}",
+                listen=f"{HOST}:{self.web_port}",
+                server_name=HOST,
+                static_root=static,
+                cache_dir=str(prefix / "cache"),
+            )
+        )
+        user = "user root;" if os.geteuid() == 0 else ""
+        (prefix / "nginx.conf").write_text(NGINX_MAIN.format(prefix=prefix, user=user))
+        self.start(
+            "nginx",
+            [
+                "/usr/sbin/nginx",
+                "-p",
+                str(prefix),
+                "-c",
+                str(prefix / "nginx.conf"),
+                "-e",
+                str(prefix / "error.log"),
+            ],
+        )
+        wait_for_port(self.web_port, 30, "nginx")
 
     def access_offset(self) -> int:
         try:
@@ -962,7 +1007,7 @@ class Stack:
         return [self.processes[name].pid for name in ("gunicorn", "push") if name in self.processes]
 
     def down(self) -> None:
-        for name in ("beat", "worker", "push", "gunicorn", "redis"):
+        for name in ("nginx", "beat", "worker", "push", "gunicorn", "redis"):
             self.stop(name)
         if self.database_made and not self.args.keep_db:
             try:
@@ -970,6 +1015,25 @@ class Stack:
             except subprocess.CalledProcessError as error:
                 print(f"could not drop {self.database}: {error.stderr!r}", file=sys.stderr)
 
+
+NGINX_MAIN = """
+daemon off;
+worker_processes 1;
+{user}
+pid {prefix}/nginx.pid;
+events {{ worker_connections 8192; }}
+http {{
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    access_log off;
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    include {prefix}/capicu.conf;
+}}
+"""
 
 ACCOUNTS = """
 import json
@@ -1859,6 +1923,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--gunicorn-args",
         default="",
         help="replaces the default '--workers 4' (e.g. '-w 4 -k gthread')",
+    )
+    parser.add_argument(
+        "--nginx",
+        action="store_true",
+        help="put Debian's nginx with deploy/nginx.conf in front (its micro-cache answers"
+        " the anonymous live polls); every client asks nginx",
     )
     parser.add_argument("--celery-concurrency", type=int, default=1)
     parser.add_argument(
