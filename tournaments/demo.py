@@ -169,12 +169,31 @@ def load(seed: int = 2026) -> Demo:
         demo.hands += _play_bracket(stage, organizer, referees, rng)
     demo.tournaments.append(cup)
 
+    # 4. Fifteen DCS players, four a table, Swiss: the field does not divide, so three sit
+    # out each round with a bye (rotating, the lowest ranked first). Two rounds played.
+    dcs = services.create_tournament(
+        by=organizer, name="Noche DCS", ruleset_key="dcs", slug="noche-dcs", table_size=4,
+    )  # fmt: skip
+    _invite_referees(dcs, organizer, referees)
+    _start(dcs, organizer)
+    services.register_entrants(dcs, by=organizer, text="\n".join(PLAYERS[17:32]))
+    stage = services.add_stage(
+        dcs, by=organizer, name="Swiss", format="swiss", settings={"rounds": 3}
+    )
+    _running(dcs, organizer)
+    with standings_held(dcs.pk):
+        for number in (1, 2):
+            round_ = _round(stage, organizer, referees)
+            live = 1 if number == 2 else 0
+            demo.hands += _play_round(round_, organizer, rng, live_tables=live)
+    demo.tournaments.append(dcs)
+
     # The same people play in several events (registering a name finds its player): the
     # Open's first sixteen make up the league's teams, and two of them play the cup too.
     # Ana Rivera's player is the ``ana`` login's, so her account page lists her events.
     Player.objects.filter(display_name=DEMO_PLAYER).update(user=users["ana"])
 
-    # 4. A weekly series of two events, the leaderboards, a ladder session (circuit.demo).
+    # 5. A weekly series of two events, the leaderboards, a ladder session (circuit.demo).
     from circuit.demo import load as load_circuit
 
     demo.hands += load_circuit(organizer, rng, play=play, players_from="cutthroat-open")

@@ -25,7 +25,7 @@ from domain.numbers import whole_number
 from scoring import wording
 from tournaments import exports, live, selectors
 from tournaments.live import StandingsMark
-from tournaments.models import Entrant, Stage, Tournament
+from tournaments.models import Entrant, MatchSeat, Stage, Tournament
 from tournaments.standings import METRICS
 
 
@@ -523,6 +523,13 @@ def table_cards(request, slug: str, number: int):
             "round": round_,
             "cards": cards,
             "teams": rules.teams == "partners",
+            # Who sits out has no card (no table): the page names them under the cards.
+            "byes": [
+                seat.entrant.name
+                for seat in MatchSeat.objects.filter(round=round_, match__bye=True)
+                .select_related("entrant")
+                .order_by("entrant__seed")
+            ],
         },
     )
 

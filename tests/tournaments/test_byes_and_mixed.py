@@ -175,3 +175,31 @@ def test_a_field_that_cannot_be_seated_is_refused_with_the_reason(
     for word in words:
         assert word in message
     assert not Match.objects.filter(round__stage=stage).exists()
+
+
+def test_the_pages_show_the_byes_and_the_mixed_tables(organizer):
+    from django.test import Client
+
+    tournament = event(organizer, 14, ruleset="dcs")
+    tournament.slug = "dcs-night"
+    tournament.save(update_fields=["slug"])
+    stage = add_stage(tournament, by=organizer, name="S", format="swiss", settings={"rounds": 2})
+    round_ = generate_round(stage, by=organizer)
+    bye = round_.matches.filter(bye=True).first()
+    out = bye.seats.get().entrant
+    client = Client()
+    client.force_login(organizer)
+    manage = client.get(f"/t/dcs-night/manage/?stage={stage.order}&round=1").content.decode()
+    assert f'id="bye-{bye.pk}"' in manage and "Sits out (bye)" in manage
+    assert "Table 3 · 4 seats" in manage and "Table 4" not in manage
+    publish_round(round_, by=organizer)
+    public = client.get("/t/dcs-night/").content.decode()
+    assert "Sits out (bye)" in public and f"table-{bye.table_number}" not in public
+    cards = client.get("/t/dcs-night/rounds/1/cards/").content.decode()
+    assert "Sitting out this round (bye):" in cards and out.name in cards
+    assert cards.count('class="table-card-print"') == 3
+    player = client.get(f"/t/dcs-night/entrants/{out.pk}/").content.decode()
+    assert "round 1: sits out (bye)" in player
+    rebuild_standings(tournament.pk)
+    standings = client.get("/t/dcs-night/").content.decode()
+    assert 'data-bye-policy="win_average"' in standings and "counts as a game won" in standings

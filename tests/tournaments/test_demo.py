@@ -15,7 +15,7 @@ from tournaments.models import Entrant, Match, Round, StandingsSnapshot, Tournam
 
 
 @pytest.mark.django_db(transaction=True)
-def test_load_demo_builds_three_events_with_logins():
+def test_load_demo_builds_the_events_with_logins():
     out = io.StringIO()
     call_command("load_demo", stdout=out)
     printed = out.getvalue()
@@ -52,7 +52,20 @@ def test_load_demo_builds_three_events_with_logins():
     second = Game.objects.filter(match__round__stage__tournament=cup, match__round__number=2)
     assert {g.status for g in second} == {"finished", "in_progress"}
 
-    for tournament in (open_, league, cup):
+    # Fifteen DCS players at tables of four: three tables and three byes a round, the
+    # byes numbered after the tables and never the same player twice.
+    dcs = Tournament.objects.get(slug="noche-dcs")
+    assert dcs.entrants.count() == 15 and dcs.ruleset_key == "dcs"
+    sat_out = []
+    for round_ in Round.objects.filter(stage__tournament=dcs):
+        played = round_.matches.filter(bye=False)
+        assert sorted(played.values_list("table_number", flat=True)) == [1, 2, 3]
+        byes = round_.matches.filter(bye=True)
+        assert byes.count() == 3
+        sat_out += [m.seats.get().entrant_id for m in byes]
+    assert len(sat_out) == 6 and len(set(sat_out)) == 6
+
+    for tournament in (open_, league, cup, dcs):
         assert StandingsSnapshot.objects.filter(tournament=tournament).exists()
     # The series of two events, the leaderboards and the ladder session (circuit.demo).
     from circuit.models import LadderSession, Rating, Series
@@ -82,7 +95,8 @@ def test_load_demo_builds_three_events_with_logins():
     several = Player.objects.annotate(
         events=Count("entries", distinct=True) + Count("partner_entries", distinct=True)
     ).filter(events__gt=1)
-    assert several.count() == 18
+    # The Open's eighteen (league, series) and the DCS night's fifteen (cup, Open): all 32.
+    assert several.count() == 32
     assert Player.objects.count() == 32
 
     with pytest.raises(CommandError):
