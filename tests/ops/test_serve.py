@@ -128,3 +128,24 @@ def test_make_serve_runs_the_whole_stack_and_one_ctrl_c_stops_it(tmp_path):
             [*psql, "-qc", f"DROP DATABASE IF EXISTS {database} WITH (FORCE)"], timeout=60
         )
         subprocess.run(["redis-cli", "-u", redis, "flushdb"], capture_output=True, timeout=30)
+
+
+def test_the_process_file_runs_the_readmes_four_processes_with_their_guards():
+    """The Procfile is the README's production commands: one gunicorn that believes no
+    forwarded header, one uvicorn that reads none, one worker, one beat."""
+    lines = dict(
+        line.split(": ", 1)
+        for line in (ROOT / "Procfile").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    assert set(lines) == {"web", "events", "worker", "beat"}
+    assert lines["web"].startswith("gunicorn config.wsgi ")
+    assert "--forwarded-allow-ips ''" in lines["web"]
+    assert lines["events"].startswith("uvicorn config.asgi:application ")
+    assert "--no-proxy-headers" in lines["events"]
+    assert "--concurrency 1" in lines["worker"]
+    assert lines["beat"].startswith("celery -A config beat ")
+    readme = (ROOT / "README.md").read_text()
+    for flag in ("--timeout 30", "--max-requests 5000", "--timeout-graceful-shutdown 5"):
+        assert flag in readme
+        assert flag in lines["web"] + lines["events"]
