@@ -13,12 +13,14 @@ games' totals, imports nothing.
 """
 
 import json
+from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import IntegrityError, transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from accounts.models import Player
@@ -181,6 +183,7 @@ def export_event(tournament: Tournament) -> dict:
     snapshots = {
         s.stage_id: s for s in StandingsSnapshot.objects.filter(stage__tournament=tournament)
     }
+    rows = _game_rows(tournament)
     stages = []
     for stage in Stage.objects.filter(tournament=tournament).order_by("order"):
         rounds = []
@@ -196,7 +199,7 @@ def export_event(tournament: Tournament) -> dict:
                     {**_fields(seat, SEAT_FIELDS), "entrant": seed_of[seat.entrant_id]}
                     for seat in sorted(match.seats.all(), key=lambda s: s.position)
                 ]
-                game = _export_game(match.game, player_ref) if match.game_id else None
+                game = _export_game(match.game, player_ref, rows) if match.game_id else None
                 tables.append({**_fields(match, MATCH_FIELDS), "seats": seats, "game": game})
             rounds.append({**_fields(round_, ROUND_FIELDS), "tables": tables})
         snapshot = snapshots.get(stage.pk)
@@ -239,25 +242,42 @@ def _standings(document: str, seed_of: dict[int, int]) -> dict:
     return data
 
 
-def _export_game(game: Game, player_ref) -> dict:
-    sides = {side.pk: side for side in game.sides.all()}
-    seats = {seat.pk: seat for seat in game.seats.select_related("player")}
-    events = list(
-        ScoreEvent.objects.filter(game=game)
+def _game_rows(tournament: Tournament) -> dict[str, dict[int, list]]:
+    """Every row of the event's games, by kind and game, in a query per kind."""
+    of_event = {"game__match__round__stage__tournament": tournament}
+    queries = {
+        "sides": Side.objects.filter(**of_event).order_by("game", "position"),
+        "seats": Seat.objects.filter(**of_event).select_related("player").order_by("position"),
+        "hands": Hand.objects.filter(**of_event)
+        .select_related("recorded_by")
+        .order_by("number", "version"),
+        "events": ScoreEvent.objects.filter(**of_event)
         .select_related("created_by", "removed_by")
-        .order_by("pk")
-    )
-    event_ref = {event.pk: n for n, event in enumerate(events, start=1)}
-    disputes = list(
-        Dispute.objects.filter(game=game)
+        .order_by("pk"),
+        "disputes": Dispute.objects.filter(**of_event)
         .select_related("opened_by", "resolved_by")
-        .prefetch_related("photos")
-        .order_by("pk")
-    )
+        .annotate(photo_count=Count("photos"))
+        .order_by("pk"),
+        "acts": OfficialAct.objects.filter(**of_event).select_related("actor").order_by("at", "pk"),
+    }
+    rows: dict[str, dict[int, list]] = {}
+    for kind, query in queries.items():
+        grouped = rows[kind] = defaultdict(list)
+        for row in query:
+            grouped[row.game_id].append(row)
+    return rows
+
+
+def _export_game(game: Game, player_ref, rows: dict[str, dict[int, list]]) -> dict:
+    sides = {side.pk: side for side in rows["sides"][game.pk]}
+    seats = {seat.pk: seat for seat in rows["seats"][game.pk]}
+    events = rows["events"][game.pk]
+    event_ref = {event.pk: n for n, event in enumerate(events, start=1)}
+    disputes = rows["disputes"][game.pk]
     dispute_ref = {dispute.pk: n for n, dispute in enumerate(disputes, start=1)}
     refs = {"disputes": dispute_ref, "events": event_ref}
     acts = []
-    for act in OfficialAct.objects.filter(game=game).select_related("actor").order_by("at", "pk"):
+    for act in rows["acts"][game.pk]:
         row = {**_fields(act, ACT_FIELDS), "by": _username(act.actor)}
         row["detail"] = {
             key: refs[ACT_REFERENCES[key]].get(value, None)
@@ -284,7 +304,7 @@ def _export_game(game: Game, player_ref) -> dict:
         ],
         "hands": [
             {**_fields(hand, HAND_FIELDS), "by": _username(hand.recorded_by)}
-            for hand in game.hands.select_related("recorded_by").order_by("number", "version")
+            for hand in rows["hands"][game.pk]
         ],
         "events": [
             {
@@ -300,7 +320,7 @@ def _export_game(game: Game, player_ref) -> dict:
         "disputes": [
             {
                 **_fields(dispute, DISPUTE_FIELDS),
-                "photos": len(dispute.photos.all()),
+                "photos": dispute.photo_count,
                 "by": _username(dispute.opened_by),
                 "resolved_by": _username(dispute.resolved_by),
             }
@@ -540,8 +560,10 @@ def _import_game(doc: dict, where: str, player) -> Game:
     sides = {}
     for n, side_doc in enumerate(_items(doc, "sides", where)):
         side = _build(Side, side_doc, ("position", "name"), f"{where}.sides[{n}]", game=game)
-        side.save()
+        if side.name in sides:
+            raise ArchiveError(f"{where}.sides[{n}]: the game has two sides {side.name!r}.")
         sides[side.name] = side
+    Side.objects.bulk_create(sides.values())
     seats = {}
     for n, seat_doc in enumerate(_items(doc, "seats", where)):
         at = f"{where}.seats[{n}]"
@@ -552,8 +574,10 @@ def _import_game(doc: dict, where: str, player) -> Game:
             Seat, seat_doc, ("position", "name", "display_name"), at, game=game, side=side
         )
         seat.player = player(_need(seat_doc, "player", (int, type(None)), at), at)
-        seat.save()
+        if seat.name in seats:
+            raise ArchiveError(f"{at}: the game has two seats {seat.name!r}.")
         seats[seat.name] = seat
+    Seat.objects.bulk_create(seats.values())
     hands = [
         _build(Hand, hand_doc, HAND_FIELDS, f"{where}.hands[{n}]", game=game)
         for n, hand_doc in enumerate(_items(doc, "hands", where))
