@@ -167,6 +167,20 @@
     if (event.target.name === "format" && form && form.hasAttribute("data-stage-form")) fit(form);
   });
 })();
+// A stage's name follows its format until the organizer types a name of their own.
+(function () {
+  "use strict";
+  document.addEventListener("change", function (event) {
+    var chosen = event.target;
+    if (!chosen.form || (chosen.name !== "format" && chosen.name !== "stage_format")) return;
+    var name = chosen.form.querySelector("[data-format-names]");
+    if (!name) return;
+    var names = JSON.parse(name.getAttribute("data-format-names"));
+    var given = name.value.trim();
+    var said = Object.keys(names).some(function (key) { return names[key] === given; });
+    if ((!given || said) && names[chosen.value]) name.value = names[chosen.value];
+  });
+})();
 // A confirmation's "Cancel" closes the panel it is in: nothing was sent, nothing changed.
 // A part answered in place (data-stay) leaves the page scrolled where it was: the
 // organizer stays on the row they acted on.

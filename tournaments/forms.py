@@ -4,10 +4,12 @@ Numbers are typed in text boxes (``inputmode`` brings up the phone's number pad)
 box would send letters as nothing at all, and the organizer would read "This field is
 required." instead of what is wrong."""
 
+import json
 import zoneinfo
 from functools import cache
 
 from django import forms
+from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -156,6 +158,20 @@ class StageOptions(forms.Form):
     reset), checked against the chosen format; ``format_field`` names the format's field."""
 
     format_field = "format"
+    name_field = "name"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The stage's name follows its format until the organizer types one of their own.
+        named = self.fields.get(self.name_field)
+        if named is not None:
+            named.widget.attrs["data-format-names"] = json.dumps(format_names())
+
+    def _name_follows_format(self, data) -> None:
+        name = (data.get(self.name_field) or "").strip()
+        kind = data.get(self.format_field)
+        if kind and name in default_names():
+            data[self.name_field] = format_names()[kind]
 
     pools = whole_number(
         _("Pools"),
@@ -209,6 +225,7 @@ class StageOptions(forms.Form):
 
     def clean(self):
         data = super().clean()
+        self._name_follows_format(data)
         kind = data.get(self.format_field)
         if data.get("third_place") and kind != "single_elimination":
             self.add_error(
@@ -240,11 +257,25 @@ class StageOptions(forms.Form):
         return settings
 
 
+def format_names() -> dict[str, str]:
+    """Each stage format's name in the active language: a stage's name until the
+    organizer gives one."""
+    return {value: str(label) for value, label in Stage.Format.choices}
+
+
+def default_names() -> set[str]:
+    """Names that only say a format, in English or the active language: not typed."""
+    with translation.override("en"):
+        english = format_names()
+    return {*format_names().values(), *english.values()}
+
+
 class TournamentForm(RulesForm, StageOptions):
     """A new tournament: the preset's values filled in, changed where the event differs,
     and its first stage with the options of its format."""
 
     format_field = "stage_format"
+    name_field = "stage_name"
 
     name = forms.CharField(label=_("Name"), max_length=MAX_NAME)
     public = forms.BooleanField(

@@ -59,3 +59,26 @@ def test_spanish_says_valoracion_never_rating():
     with translation.override("es"):
         said = translation.gettext("Rating (conservative) after games 1 to {count}: {values}.")
     assert said.startswith("Valoración (conservadora)")
+
+
+def test_a_stage_name_follows_its_format_unless_the_organizer_typed_one():
+    from tournaments.forms import StageForm, TournamentForm
+
+    form = StageForm({"name": "Round robin", "format": "swiss"})
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["name"] == "Swiss"
+    typed = StageForm({"name": "Liga de otoño", "format": "swiss"})
+    assert typed.is_valid() and typed.cleaned_data["name"] == "Liga de otoño"
+    back = StageForm({"name": "Swiss", "format": "round_robin"})
+    assert back.is_valid() and back.cleaned_data["name"] == "Round robin"
+    assert "&quot;swiss&quot;: &quot;Swiss&quot;" in str(form["name"])  # the script follows too
+    with translation.override("es"):
+        spanish = StageForm({"name": "Round robin", "format": "swiss"})
+        assert spanish.is_valid() and spanish.cleaned_data["name"] == str(
+            translation.gettext("Swiss")
+        )
+    first = TournamentForm(
+        {"name": "Copa", "stage_name": "Round robin", "stage_format": "swiss"}, preset="cutthroat"
+    )
+    first.is_valid()
+    assert first.cleaned_data["stage_name"] == "Swiss"
