@@ -251,7 +251,14 @@ def tables_state(round_, *, staff: bool) -> TablesState:
     rows = _table_rows(round_) if round_ else []
     tables = tuple((row[0], row[1], digest(*row)) for row in rows)
     head = (
-        digest(round_.pk, round_.number, round_.status, *(pk for pk, _, _ in tables))
+        digest(
+            round_.pk,
+            round_.number,
+            round_.status,
+            round_.clock_deadline,  # the round clock, shown above the tables
+            round_.clock_left,
+            *(pk for pk, _, _ in tables),
+        )
         if round_
         else "none"
     )

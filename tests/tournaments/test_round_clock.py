@@ -347,3 +347,18 @@ def test_the_manage_page_sets_and_runs_the_clock(organizer, client):
     client.post(f"{base}/stages/1/clock/", {"minutes": ""})
     round_.stage.refresh_from_db()
     assert round_clock.settings_of(round_.stage).minutes is None
+
+
+@pytest.mark.django_db
+def test_a_clock_change_reaches_the_live_pages_and_the_hall_screen(organizer):
+    """The round's tables state (what pollers and the hall screen compare) changes with
+    its clock, so a pause or more time shows at their next poll or turn."""
+    from tournaments import live
+
+    _, round_ = timed_event(organizer, starts="organizer")
+    tags = [live.tables_state(round_, staff=False).tag]
+    for act in (round_clock.start, round_clock.pause):
+        act(round_, by=organizer)
+        round_.refresh_from_db()
+        tags.append(live.tables_state(round_, staff=False).tag)
+    assert len(set(tags)) == 3
