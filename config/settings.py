@@ -85,6 +85,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "accounts.site.SiteAddressMiddleware",
     "config.middleware.refuse_nul",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -198,7 +199,8 @@ STORAGES = {
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
 # Players' emails (entries, the waiting list, their tables) go through Django's backends;
-# the console prints them until a real backend is set. SITE_URL makes their links whole.
+# the console prints them until a real backend is set. SITE_URL makes their links whole
+# (accounts/site.py).
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
 EMAIL_PORT = env_int("EMAIL_PORT", 25)
@@ -207,7 +209,8 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "capicu <noreply@localhost>")
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+# Empty: links start with the address of the request being answered (development).
+SITE_URL = os.environ.get("SITE_URL", "").strip()
 
 # Redis is the broker and the cache. While it is away no request may wait on it for
 # more than a fraction of a second: every connection gives up quickly, a failed publish

@@ -46,7 +46,9 @@ def _preference(user) -> tuple[str, bool]:
 
 
 def site_url(path: str) -> str:
-    return settings.SITE_URL.rstrip("/") + path
+    from accounts.site import public_url
+
+    return public_url(path)
 
 
 def unsubscribe_url(user) -> str:
