@@ -82,3 +82,27 @@ def test_a_stage_name_follows_its_format_unless_the_organizer_typed_one():
     )
     first.is_valid()
     assert first.cleaned_data["stage_name"] == "Swiss"
+
+
+@pytest.mark.django_db
+def test_reasons_the_code_wrote_are_read_in_spanish_and_typed_ones_as_typed(client):
+    from scoring.audit import record_act
+    from scoring.models import OfficialAct
+    from tests.factories import UserFactory
+    from tournaments.sanctions import scope_of
+    from tournaments.services import create_tournament
+
+    organizer = UserFactory(username="organizer")
+    tournament = create_tournament(by=organizer, name="Copa", ruleset_key="cutthroat")
+    for reason in ("undone by referee", "No-show: did not arrive", "se fue a casa"):
+        record_act(
+            OfficialAct.Kind.FORFEIT, by=organizer, scope=scope_of(tournament), reason=reason
+        )
+    client.force_login(organizer)
+    url = f"/t/{tournament.slug}/manage/audit/"
+    spanish = client.get(url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "deshecho por el árbitro" in spanish and "undone by referee" not in spanish
+    assert "No se presentó: did not arrive" in spanish and "No-show" not in spanish
+    assert "se fue a casa" in spanish
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "undone by referee" in english and "No-show: did not arrive" in english

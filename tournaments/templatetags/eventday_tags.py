@@ -2,7 +2,8 @@
 play in the round shown."""
 
 from django import template
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext, gettext_noop
 
 from tournaments import clock
 from tournaments.models import Entrant, MatchSeat, Round
@@ -73,3 +74,24 @@ def event_day(context, tournament, stage, round_=None):
         "absent": absent,
         "reasons": MatchSeat.DidNotPlay.choices,
     }
+
+
+# Reasons the code writes into the record in English words (a game keeps its acts so):
+# said in the reader's language when shown; a reason someone typed is shown as typed.
+WRITTEN_REASONS = (gettext_noop("undone"), gettext_noop("undone by referee"))
+
+
+@register.filter
+def reason_said(text: str) -> str:
+    """A stored officiating reason in the active language: the words the code wrote
+    ("undone by referee", "No-show: ..." before an organizer's note), the rest as typed."""
+    if not text:
+        return text
+    if text in WRITTEN_REASONS:
+        return gettext(text)
+    with translation.override("en"):
+        english = {str(label): label for _, label in MatchSeat.DidNotPlay.choices}
+    said, colon, note = text.partition(": ")
+    if said in english:
+        return f"{english[said]}{colon}{note}"
+    return text
