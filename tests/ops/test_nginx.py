@@ -315,6 +315,7 @@ def test_an_unchanged_anonymous_poll_is_answered_by_nginxs_micro_cache(site):
     assert first[1]["X-Cache-Status"] in ("MISS", "EXPIRED")
     assert second[1]["X-Cache-Status"] == "HIT"
     assert second[2] == first[2]
+    assert second[1]["X-Request-ID"] != first[1]["X-Request-ID"]  # each names its request
     # A signed-in visitor (a session cookie) always reaches capicu.
     signed = site.ask("GET", poll, headers={"Cookie": "sessionid=not-a-session"})
     assert signed[1]["X-Cache-Status"] == "BYPASS"
