@@ -12,30 +12,15 @@ and the growth of each from one size to the next (linear: the sizes' ratio).
 
 import argparse
 import cProfile
-import os
 import pstats
 import statistics
-import sys
 import time
 from itertools import pairwise
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from bootstrap import throwaway_database
+from django.db import connection
 
-import django  # noqa: E402
-
-django.setup()
-
-from django.db import connection  # noqa: E402
-from django.test.utils import (  # noqa: E402
-    setup_databases,
-    setup_test_environment,
-    teardown_databases,
-)
-
-from tests.factories import bulk_event  # noqa: E402
+from tests.factories import bulk_event
 
 
 def floor(stage) -> None:
@@ -89,10 +74,8 @@ def main() -> None:
     options = parser.parse_args()
 
     timer = WriteTimer()
-    setup_test_environment()
-    databases = setup_databases(verbosity=0, interactive=False)
     measured = []
-    try:
+    with throwaway_database():
         for entrants in options.sizes:
             tournament, _ = bulk_event(entrants, 1)
             organizer = tournament.created_by
@@ -136,8 +119,6 @@ def main() -> None:
                 f"x{large_finish / small_finish:.2f}, reading the rows "
                 f"x{large_base / small_base:.2f}"
             )
-    finally:
-        teardown_databases(databases, verbosity=0)
 
 
 if __name__ == "__main__":

@@ -28,31 +28,18 @@ import pstats
 import random
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from bootstrap import throwaway_database
+from django.contrib.auth import get_user_model
+from django.db import connection, reset_queries
+from django.test.utils import CaptureQueriesContext
 
-import django  # noqa: E402
-
-django.setup()
-
-from django.contrib.auth import get_user_model  # noqa: E402
-from django.db import connection, reset_queries  # noqa: E402
-from django.test.utils import (  # noqa: E402
-    CaptureQueriesContext,
-    setup_databases,
-    setup_test_environment,
-    teardown_databases,
-)
-
-from scoring.models import Game, Seat  # noqa: E402
-from tournaments import services  # noqa: E402
-from tournaments.demo import play  # noqa: E402
-from tournaments.models import Entrant, Match, MatchSeat  # noqa: E402
-from tournaments.pairing.base import EntrantStub  # noqa: E402
-from tournaments.pairing.swiss import pair_tables, standings_order  # noqa: E402
+from scoring.models import Game, Seat
+from tournaments import services
+from tournaments.demo import play
+from tournaments.models import Entrant, Match, MatchSeat
+from tournaments.pairing.base import EntrantStub
+from tournaments.pairing.swiss import pair_tables, standings_order
 
 ENTRANTS = int(os.environ.get("BENCH_ENTRANTS", "256"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
@@ -227,9 +214,5 @@ if __name__ == "__main__":
         position = sys.argv.index("--lookahead")
         lookahead(int(sys.argv[position + 1]) if len(sys.argv) > position + 1 else 20)
         raise SystemExit(0)
-    setup_test_environment()
-    names = setup_databases(verbosity=0, interactive=False)
-    try:
+    with throwaway_database():
         main()
-    finally:
-        teardown_databases(names, verbosity=0)

@@ -18,32 +18,17 @@ same run. A hand is told to the page as the scoring service tells it: the game's
 changes and ``game_changed`` is sent, as after its transaction commits.
 """
 
-import os
 import re
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from bootstrap import throwaway_database
+from django.db import connection
+from django.db.models import F
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
-import django  # noqa: E402
-
-django.setup()
-
-from django.db import connection  # noqa: E402
-from django.db.models import F  # noqa: E402
-from django.test import Client  # noqa: E402
-from django.test.utils import (  # noqa: E402
-    CaptureQueriesContext,
-    setup_databases,
-    setup_test_environment,
-    teardown_databases,
-)
-
-from tests.factories import bulk_event  # noqa: E402
+from tests.factories import bulk_event
 
 RUNS = 200
 CHANGES = 40
@@ -99,9 +84,7 @@ def main() -> None:
     from tournaments.models import Match
     from tournaments.standings_store import rebuild_standings
 
-    setup_test_environment()
-    databases = setup_databases(verbosity=0, interactive=False)
-    try:
+    with throwaway_database():
         tournament, _ = bulk_event(256, 1)
         Game.objects.update(status="in_progress", winner="")  # the round is being played
         rebuild_standings(tournament.pk)
@@ -162,8 +145,6 @@ def main() -> None:
             others += [timed(phone, held, 200, **HTMX) for _ in range(4)]
         report("changed poll after a hand at all 64 tables, first viewer", first)
         report("changed poll after a hand at all 64 tables, every other viewer", others)
-    finally:
-        teardown_databases(databases, verbosity=0)
 
 
 if __name__ == "__main__":

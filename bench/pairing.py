@@ -20,23 +20,14 @@ to 64 players over five rounds and in the record cases.
 """
 
 import argparse
-import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from bootstrap import throwaway_database
 
-import django  # noqa: E402
-
-django.setup()
-
-from tournaments.pairing import get_engine  # noqa: E402
-from tournaments.pairing.base import EntrantStub  # noqa: E402
-from tournaments.pairing.table_round_robin import plan  # noqa: E402
+from tournaments.pairing import get_engine
+from tournaments.pairing.base import EntrantStub
+from tournaments.pairing.table_round_robin import plan
 
 
 def field(n: int, *, scored: bool = False, history: int = 0) -> list[EntrantStub]:
@@ -60,18 +51,15 @@ def timed(call, runs: int = 3) -> float:
 
 def organizer_rounds(cases: list[tuple[int, int]]) -> None:
     from django.contrib.auth import get_user_model
-    from django.test.utils import setup_databases, setup_test_environment, teardown_databases
 
     from tournaments import services, tasks
     from tournaments.models import Entrant, ScheduleEntry, StageSchedule
     from tournaments.services.pairing import _needs_now, compute_schedule, plan_stage
 
-    setup_test_environment()
-    names = setup_databases(verbosity=0, interactive=False)
     # The task is asked for and not run yet (as with a busy or absent worker): each case
     # runs it itself, or not at all.
     tasks.plan_schedule.delay = lambda stage_id: None
-    try:
+    with throwaway_database():
         organizer = get_user_model().objects.create_user("bench-organizer")
         worst = {"stored": 0.0, "bare": 0.0}
         print(
@@ -143,8 +131,6 @@ def organizer_rounds(cases: list[tuple[int, int]]) -> None:
             f"slowest round at tables of four: {worst['stored']:.3f} s with the schedule "
             f"stored, {worst['bare']:.3f} s with nothing stored (target: under 1 s)"
         )
-    finally:
-        teardown_databases(names, verbosity=0)
 
 
 def main() -> None:

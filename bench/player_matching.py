@@ -12,27 +12,12 @@ time grows with K (matching compares a name only with the names that share a wor
 """
 
 import argparse
-import os
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-
-import django  # noqa: E402
-
-django.setup()
-
-from django.db import connection, transaction  # noqa: E402
-from django.test.utils import (  # noqa: E402
-    setup_databases,
-    setup_test_environment,
-    teardown_databases,
-)
+from bootstrap import throwaway_database
+from django.db import connection, transaction
 
 FIRST = ["Ana", "Beto", "Carmen", "Dario", "Elena", "Felix", "Gloria", "Hector", "Isabel",
          "Julio", "Karla", "Luis", "Marta", "Nestor", "Olga", "Pablo", "Rosa"]  # fmt: skip
@@ -80,9 +65,7 @@ def main() -> None:
     from tournaments import services
     from tournaments.services.entrants import choice_scope
 
-    setup_test_environment()
-    old = setup_databases(verbosity=0, interactive=False)
-    try:
+    with throwaway_database():
         organizer = UserFactory(username="bench")
         tournament = services.create_tournament(
             by=organizer, name="Bench", slug="bench", ruleset_key="cutthroat", table_size=4
@@ -128,8 +111,6 @@ def main() -> None:
             ratio = register_s / floor_s
             print(f"{count:>8} {floor_s:>9.3f} {register_s:>11.3f} {ratio:>7.2f}{growth}")
             previous = (count, register_s)
-    finally:
-        teardown_databases(old, verbosity=0)
 
 
 if __name__ == "__main__":

@@ -11,30 +11,15 @@ queries each tournament page makes (the same at both sizes). The page shows the 
 100 standings rows (a link shows all) and every table of the current round.
 """
 
-import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from bootstrap import throwaway_database
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
-import django  # noqa: E402
-
-django.setup()
-
-from django.db import connection  # noqa: E402
-from django.test import Client  # noqa: E402
-from django.test.utils import (  # noqa: E402
-    CaptureQueriesContext,
-    setup_databases,
-    setup_test_environment,
-    teardown_databases,
-)
-
-from tests.factories import bulk_event  # noqa: E402
+from tests.factories import bulk_event
 
 RUNS = 15
 
@@ -52,9 +37,7 @@ def median_get(client: Client, url: str) -> float:
 def main() -> None:
     from tournaments.standings_store import rebuild_standings
 
-    setup_test_environment()
-    databases = setup_databases(verbosity=0, interactive=False)
-    try:
+    with throwaway_database():
         client = Client()
         baseline = median_get(client, "/accounts/login/")
         print(f"minimal page (login form): median {baseline * 1000:.1f} ms over {RUNS}")
@@ -73,8 +56,6 @@ def main() -> None:
                 f"median {page * 1000:.1f} ms, {size // 1024} KiB, {len(queries)} queries; "
                 f"ratio to the minimal page {page / baseline:.1f}"
             )
-    finally:
-        teardown_databases(databases, verbosity=0)
 
 
 if __name__ == "__main__":

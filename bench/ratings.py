@@ -23,28 +23,13 @@ to 100,000 games (linear: x4). Numbers depend on the machine; compare within a r
 """
 
 import argparse
-import os
 import random
-import sys
 import time
 from datetime import timedelta
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-
-import django  # noqa: E402
-
-django.setup()
-
-from django.db import connection, transaction  # noqa: E402
-from django.test.utils import (  # noqa: E402
-    setup_databases,
-    setup_test_environment,
-    teardown_databases,
-)
-from django.utils import timezone  # noqa: E402
+from bootstrap import throwaway_database
+from django.db import connection, transaction
+from django.utils import timezone
 
 BATCH = 5000
 
@@ -150,12 +135,10 @@ def main() -> None:
     from circuit.models import RatingChange, RatingsDirty
     from circuit.services.ratings import rebuild_pool, take_in_changes
 
-    setup_test_environment()
-    databases = setup_databases(verbosity=0, interactive=False)
     rng = random.Random(2026)
     print(f"database: {connection.vendor}; {args.players} players; four a table")
     measured = {}
-    try:
+    with throwaway_database():
         players = [
             p.pk
             for p in Player.objects.bulk_create(
@@ -191,8 +174,6 @@ def main() -> None:
             f"growth from {small:,} to {large:,} games: rebuild x{growth:.2f} "
             f"(linear: x{large / small:.2f})"
         )
-    finally:
-        teardown_databases(databases, verbosity=0)
 
 
 if __name__ == "__main__":

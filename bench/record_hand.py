@@ -10,33 +10,19 @@ Target: a ratio of at most 2.
 
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from bootstrap import throwaway_database
+from django.conf import settings
+from django.test.utils import override_settings
+from django.urls import include, path
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.test import APIClient
+from rest_framework.views import APIView
 
-import django  # noqa: E402
-
-django.setup()
-
-from django.conf import settings  # noqa: E402
-from django.test.utils import (  # noqa: E402
-    override_settings,
-    setup_databases,
-    setup_test_environment,
-    teardown_databases,
-)
-from django.urls import include, path  # noqa: E402
-from rest_framework.authtoken.models import Token  # noqa: E402
-from rest_framework.permissions import IsAuthenticated  # noqa: E402
-from rest_framework.response import Response  # noqa: E402
-from rest_framework.test import APIClient  # noqa: E402
-from rest_framework.views import APIView  # noqa: E402
-
-from accounts.models import Player  # noqa: E402
+from accounts.models import Player
 
 HANDS = int(os.environ.get("BENCH_HANDS", "300"))
 GAMES = 10
@@ -63,13 +49,8 @@ def median_ms(samples: list[float]) -> float:
 
 
 def main() -> None:
-    setup_test_environment()
-    databases = setup_databases(verbosity=0, interactive=False)
-    try:
-        with override_settings(ROOT_URLCONF=__name__, DEBUG=False):
-            run()
-    finally:
-        teardown_databases(databases, verbosity=0)
+    with throwaway_database(), override_settings(ROOT_URLCONF=__name__, DEBUG=False):
+        run()
 
 
 def run() -> None:

@@ -11,29 +11,14 @@ entrants are still tied at it). The same at 256 entrants shows how the time grow
 ratio is higher because the recompute's few queries cost the same at any size.
 """
 
-import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from bootstrap import throwaway_database
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-import django  # noqa: E402
-
-django.setup()
-
-from django.db import connection  # noqa: E402
-from django.test.utils import (  # noqa: E402
-    CaptureQueriesContext,
-    setup_databases,
-    setup_test_environment,
-    teardown_databases,
-)
-
-from tests.factories import bulk_event  # noqa: E402
+from tests.factories import bulk_event
 
 
 def floor_query(tournament) -> None:
@@ -75,10 +60,8 @@ def medians(first, second, runs: int = 9) -> tuple[float, float]:
 def main() -> None:
     from tournaments.standings_store import rebuild_standings
 
-    setup_test_environment()
-    databases = setup_databases(verbosity=0, interactive=False)
     measured = {}
-    try:
+    with throwaway_database():
         for entrants in (256, 1024):
             tournament, hands = bulk_event(entrants, 8)
             analyze()
@@ -99,8 +82,6 @@ def main() -> None:
             f"growth from 256 to 1024 entrants: recompute x{large / small:.2f}, "
             f"bare aggregate x{large_floor / small_floor:.2f} (linear: x4)"
         )
-    finally:
-        teardown_databases(databases, verbosity=0)
 
 
 if __name__ == "__main__":
