@@ -102,14 +102,24 @@ def answer(asked: EntryRequest, *, by, accept: bool) -> EntryRequest:
         if accept and expired(asked):
             raise Conflict(say("This request is too old to accept."), "request")
         entrant = Entrant.objects.select_for_update().get(pk=asked.entrant_id)
+        seated = {entrant.player_id, entrant.partner_id} - {None}
+        # Who holds the entry's place: the stand-in, or (an entry made before requests
+        # existed) the person. Neither, and the entry changed hands meanwhile (its stand-in
+        # merged into another player): it can no longer become theirs.
+        theirs = asked.stand_in_id is None and holder.pk in seated
+        if accept and not theirs and asked.stand_in_id not in seated:
+            raise Conflict(
+                say("This entry has changed since you were asked: it cannot be yours."),
+                "request",
+            )
         fields = ["answer", "answered_at"]  # and the stand-in, when one is made
-        if accept and asked.stand_in_id is not None:
+        if accept and not theirs:
             _move(entrant, asked.stand_in, holder)  # the stand-in goes unless it plays elsewhere
         elif accept:
             # An entry made before requests existed already holds her player: accepted,
             # its games join the ratings.
             entry_moved.send(Player, tournament=asked.tournament, players=[holder.pk])
-        elif asked.stand_in_id is None:
+        elif theirs:
             # Declined, such an entry goes to a new player of the name, as a declined
             # entry would have been.
             asked.stand_in = new_player(holder.display_name, holder.club)

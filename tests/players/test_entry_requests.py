@@ -318,3 +318,27 @@ def test_the_migration_asks_about_entries_others_made_before(organizer, ana, com
     # Her home event's entry was claimed by her after it was made: hers, not asked.
     assert set(RatingsDirty.objects.values_list("game_id", flat=True)) == {g.pk for g in games}
     assert IdentityAct.objects.filter(kind="entry_request", account=ana.user).count() == 1
+
+
+def test_an_entry_that_changed_hands_or_a_person_entered_already_is_not_moved(ana):
+    mallory = UserFactory(username="mallory")
+    first = event(mallory, slug="m1")
+    services.register_entrant(first, by=mallory, name="Ana Rivera")
+    asked = EntryRequest.objects.get()
+    # She entered the event herself meanwhile: accepting would seat her twice.
+    herself = Entrant.objects.create(tournament=first, name="Ana R.", player=ana, seed=9)
+    answered = client_for(ana.user).post(f"/api/v1/account/entry-requests/{asked.pk}/accept/")
+    assert answered.status_code == 409
+    assert EntryRequest.objects.get().answer == "pending"
+    herself.delete()
+    # The request no longer names the player holding the entry (nothing should lose it,
+    # but if it were): it cannot be accepted, and a decline moves nobody.
+    other = Entrant.objects.get(tournament=first).player
+    EntryRequest.objects.update(stand_in=None)
+    answered = client_for(ana.user).post(f"/api/v1/account/entry-requests/{asked.pk}/accept/")
+    assert answered.status_code == 409
+    declined = client_for(ana.user).post(f"/api/v1/account/entry-requests/{asked.pk}/decline/")
+    assert declined.status_code == 200
+    entry = Entrant.objects.get(tournament=first)
+    assert entry.player_id == other.pk and entry.partner_id is None
+    assert not ana.entries.filter(tournament=first).exists()
