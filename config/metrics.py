@@ -22,7 +22,7 @@ import os
 import time
 
 from django.conf import settings
-from django.db.models import F
+from django.db.models import F, Min
 from django.http import Http404, HttpResponse, HttpResponseForbidden
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
@@ -134,12 +134,11 @@ class SharedState:
             "capicu_standings_lag_seconds",
             "How long the stalest standings have waited for their recompute (0: none waits).",
         )
-        oldest = None
-        waiting = StandingsState.objects.filter(requested_at__isnull=False).exclude(
-            computed_at__gte=F("requested_at")
+        oldest = (
+            StandingsState.objects.filter(requested_at__isnull=False)
+            .exclude(computed_at__gte=F("requested_at"))
+            .aggregate(oldest=Min("requested_at"))["oldest"]
         )
-        for requested_at in waiting.values_list("requested_at", flat=True):
-            oldest = requested_at if oldest is None else min(oldest, requested_at)
         seconds = (timezone.now() - oldest).total_seconds() if oldest else 0.0
         lag.add_metric([], max(0.0, seconds))
         return lag
