@@ -644,6 +644,8 @@ def answer_invitation(request, pk: int, answer: str):
     if invitation is None or answer not in ("accept", "decline"):
         raise Http404("No such invitation.")
     name = invitation.tournament.name
+    # Answered from the referee's page, the answer comes back there.
+    back = "my-tables" if request.POST.get("back") == "my-tables" else "account"
     try:
         if answer == "decline":
             services.decline_invitation(invitation, by=request.user)
@@ -651,10 +653,10 @@ def answer_invitation(request, pk: int, answer: str):
             staff = services.accept_invitation(invitation, by=request.user)
     except DomainError as error:  # no longer open to this account: said, nothing changed
         messages.error(request, told(error.message))
-        return redirect("account")
+        return redirect(back)
     if answer == "decline":
         messages.success(request, gettext("You declined the role in {name}.").format(name=name))
-        return redirect("account")
+        return redirect(back)
     messages.success(
         request,
         gettext("You are now {role} of {name}.").format(
