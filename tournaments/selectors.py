@@ -7,7 +7,7 @@ from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from domain.numbers import whole_number
+from domain.numbers import decimal_text, whole_number
 from scoring import engine, wording
 from scoring.models import SEAT_NAMES, Dispute
 from scoring.rulesets import RuleSet, get_ruleset
@@ -246,7 +246,7 @@ def standings(
         # times tells a reader nothing.
         unplayed = bool(rows) and not any(row.games_played for row in rows)
         for row in rows:
-            row.cells = [metric_text(row.metrics.get(key)) for key in order]
+            row.cells = [decimal_text(metric_text(row.metrics.get(key))) for key in order]
             if unplayed:
                 row.reason_data = None
     return StandingsView(

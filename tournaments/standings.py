@@ -717,9 +717,10 @@ def _reason(row: StandingRow, following: StandingRow, order) -> dict:
     return {}
 
 
-def reason_text(data: dict | None, translate) -> str:
+def reason_text(data: dict | None, translate, figure=lambda text: text) -> str:
     """A reason told from its data, its words and metric labels put through ``translate``
-    (nothing for the last row, which has no reason)."""
+    and its figures through ``figure`` (the reader's decimal sign); nothing for the last
+    row, which has no reason."""
     if data is None:
         return ""
     if not data:
@@ -730,10 +731,13 @@ def reason_text(data: dict | None, translate) -> str:
     if data.get("tied"):
         tied = ", ".join(translate(METRICS[key].label).lower() for key in data["tied"])
         return translate(REASON_TIED_AHEAD).format(
-            tied=tied, metric=label, one=_shown(data["one"]), two=_shown(data["two"])
+            tied=tied,
+            metric=label,
+            one=figure(_shown(data["one"])),
+            two=figure(_shown(data["two"])),
         )
     return translate(REASON_AHEAD).format(
-        metric=label, one=_shown(data["one"]), two=_shown(data["two"])
+        metric=label, one=figure(_shown(data["one"])), two=figure(_shown(data["two"]))
     )
 
 

@@ -106,3 +106,18 @@ def test_reasons_the_code_wrote_are_read_in_spanish_and_typed_ones_as_typed(clie
     assert "se fue a casa" in spanish
     english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "undone by referee" in english and "No-show: did not arrive" in english
+
+
+def test_figures_on_pages_are_written_as_the_reader_writes_them():
+    from domain.numbers import decimal_text
+    from tournaments.standings import reason_text
+
+    with translation.override("es"):
+        assert decimal_text("96.67") == "96,67" and decimal_text("-2.5") == "-2,5"
+        assert decimal_text("250") == "250" and decimal_text("") == ""
+        assert decimal_text("v1.2.3") == "v1.2.3"
+        data = {"metric": "points_for", "one": "227.5", "two": "96.67"}
+        said = reason_text(data, translation.gettext, decimal_text)
+        assert "227,5" in said and "96,67" in said
+    with translation.override("en"):
+        assert decimal_text("96.67") == "96.67"

@@ -3,6 +3,7 @@
 from django import template
 from django.utils.translation import gettext
 
+from domain.numbers import decimal_text
 from tournaments.standings import reason_text
 
 register = template.Library()
@@ -11,4 +12,4 @@ register = template.Library()
 @register.filter
 def reason_told(row):
     """A standings row's reason in the active language (from the data stored with it)."""
-    return reason_text(row.reason_data, gettext)
+    return reason_text(row.reason_data, gettext, decimal_text)
