@@ -505,9 +505,7 @@ def undo_event(request, pk: int, event_id: int):
         return _answer(request, game, error=told(error.message))
     except services.GameConflict as error:
         return _answer(request, game, error=told(error.message))
-    notice = gettext("Undone: {kind} {points:+d}.").format(
-        kind=event.get_kind_display().lower(), points=event.points
-    )
+    notice = wording.undone(event.kind, event.seat.display_name, event.points, gettext)
     if not request.htmx:
         return _redirect_with(request, game, notice)
     return _answer(request, game, notice=notice)

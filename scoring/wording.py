@@ -176,3 +176,19 @@ def forfeit_outcome(
     return _("Forfeit by {names}; {leaders} share first place.").format(
         names=gave_up, leaders=names_list(leaders, _)
     )
+
+
+# What an undone play was, in words (never a bare "+0": a forced pass scores nothing).
+_UNDONE = {
+    "in_play": gettext_noop("Undone: {points} points in play for {name}."),
+    "steal": gettext_noop("Undone: the steal of {points} points by {name}."),
+    "stolen": gettext_noop("Undone: the {points} points stolen from {name}."),
+    "penalty": gettext_noop("Undone: the penalty of {points} points for {name}."),
+    "forced_pass": gettext_noop("Undone: the forced pass for {name}."),
+}
+
+
+def undone(kind: str, name: str, points: int, _: Translate = _same) -> str:
+    """The referee's bar after a play is taken back: what it was, and whose."""
+    template = _UNDONE.get(kind, _UNDONE["in_play"])
+    return _(template).format(name=name, points=abs(points))

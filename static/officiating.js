@@ -57,6 +57,7 @@
   // new hand, the clock waits for its first play again, with the seat that leads it; when
   // the leader question is answered, the clock's seat follows before the first play.
   var shownHand = null;
+  var shownLeader = null;
   document.addEventListener("capicu:panel", function (event) {
     var panel = event.detail && event.detail.panel;
     var select = seatSelect();
@@ -74,10 +75,16 @@
       show(parseInt(clockBox().getAttribute("data-seconds"), 10) || 30);
     }
     var started = start && start.hasAttribute("data-started");
-    if (leader && (newHand || !started)) select.value = leader;
+    // The menu follows a new leader (a new hand, the leader question answered); any other
+    // answer (a penalty, a forced pass) leaves the seat the referee chose.
+    var newLeader = leader !== shownLeader;
+    shownLeader = leader;
+    if (leader && (newHand || (newLeader && !started))) select.value = leader;
   });
   var first = document.getElementById("clock-start");
   if (first) first.setAttribute("data-first", first.textContent);
   var panel = document.getElementById("panel");
   if (panel) shownHand = panel.getAttribute("data-hand");
+  var leading = document.getElementById("leader-question");
+  shownLeader = leading ? leading.getAttribute("data-leader") : "";
 })();

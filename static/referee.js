@@ -124,9 +124,18 @@
     // A hand half filled in keeps its award preview (the leader answer may change it).
     if (kept.restored && handForm) handForm.dispatchEvent(new Event("change", { bubbles: true }));
     setUpEnds();
+    if (fresh.dataset.status === "finished") ended();
     // The play clock (officiating.js) follows the hand and its leader.
     root.dispatchEvent(new CustomEvent("capicu:panel", { bubbles: true, detail: { panel: fresh } }));
     return fresh;
+  }
+  // A game that ended (its last hand, or an organizer's forfeit) takes the play clock and
+  // the tools for a game in play with it, as a reload would.
+  function ended() {
+    ["clock", "redeal", "sanctions"].forEach(function (id) {
+      var part = document.getElementById(id);
+      if (part) part.remove();
+    });
   }
 
   // While hands wait in the outbox, the page goes on to the next hand by itself.
@@ -141,6 +150,15 @@
     var serverHand = parseInt(p.dataset.hand, 10);
     var shown = serverHand;
     waiting.forEach(function (e) { if (e.hand >= shown) shown = e.hand + 1; });
+    // The totals are the server's: they say which hands waiting to be sent they lack.
+    var lacking = p.querySelector("[data-waiting-totals]");
+    if (lacking) {
+      var first = serverHand, last = shown - 1;
+      lacking.hidden = last < first;
+      lacking.textContent = last < first ? "" : last === first
+        ? fill(lacking.dataset.one, { n: first })
+        : fill(lacking.dataset.many, { first: first, last: last });
+    }
     if (shown === parseInt(p.dataset.shownHand || serverHand, 10)) return;
     p.dataset.shownHand = shown;
     p.querySelectorAll("[data-hand-text]").forEach(function (el) {
@@ -343,6 +361,38 @@
       .catch(function () { /* offline: the next answer shows it */ });
   }
   document.body.addEventListener("capicu:officiated", reread);
+  var anchor = null;
+  document.body.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail && event.detail.target;
+    if (!target || target.id !== "officiating") return;
+    // The open section (the dispute's form, the sanctions) is what the referee looks at.
+    var open = target.querySelector("details[open][id]") || target.querySelector("details[id]");
+    anchor = {
+      id: open ? open.id : "",
+      top: open ? open.getBoundingClientRect().top : 0,
+      height: target.getBoundingClientRect().height
+    };
+    // htmx copies the old part's style attributes (and those of each element in it with an
+    // id) onto the new while it settles: an inline style, which the site's CSP refuses,
+    // even an empty one.
+    target.removeAttribute("style");
+    target.querySelectorAll("[style]").forEach(function (el) { el.removeAttribute("style"); });
+  });
+  // Once the answer has settled (htmx resets the new part's attributes then), the bar says
+  // what the act became, and the section acted in is put back where it was on screen.
+  document.body.addEventListener("htmx:afterSettle", function () {
+    var part = document.getElementById("officiating");
+    if (!anchor || !part) return;
+    var same = anchor.id && document.getElementById(anchor.id);
+    if (same) {
+      // Its form closed, the part must not get shorter and pull the page up under the thumb.
+      part.style.minHeight = anchor.height + "px";
+      window.scrollBy(0, same.getBoundingClientRect().top - anchor.top);
+    }
+    anchor = null;
+    if (part.dataset.error) say(part.dataset.error, "refused");
+    else if (part.dataset.notice) say("✓ " + part.dataset.notice, "saved");
+  });
 
   // --- the ends counter -----------------------------------------------------------------
   var ends = [];
@@ -394,8 +444,17 @@
       if (registration.active) registration.active.postMessage({ keep: keep });
     }).catch(function () { /* no worker: the outbox still works while the page is open */ });
   }
+  // The bar is fixed by the thumb: the page's foot (the language menu) ends above it, so
+  // that scrolling to the end shows everything the bar would cover.
+  var foot = document.querySelector(".site-foot");
+  function clearFoot() {
+    var height = Math.ceil(bar.getBoundingClientRect().height);
+    if (foot) foot.style.marginBottom = height ? height + 8 + "px" : "";  // and a little air
+  }
+  if (foot && window.ResizeObserver) new ResizeObserver(clearFoot).observe(bar);
   setUpEnds();
   advanceForPending();
   showOutbox();
+  clearFoot();
   if (load().length) flush();
 })();

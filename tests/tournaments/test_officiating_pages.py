@@ -119,8 +119,9 @@ def test_wrong_input_is_said_in_the_part_not_a_crash(client, table, referee):
     ]:
         answer = officiate(client, game, action, **data)
         assert answer.status_code == 200
-        if action == "dispute":
-            assert "error-box" in answer.content.decode()
+        if action == "dispute":  # the officiating part carries it for the phone's bar
+            assert 'data-error=""' not in answer.content.decode()
+            assert 'id="officiating"' in answer.content.decode()
         else:  # the phone's bar says it: the panel carries the message
             assert answer["X-Capicu-Outcome"] == "refused"
             assert 'data-error=""' not in answer.content.decode()
