@@ -171,6 +171,15 @@ def _run(round_: Round, deadline: datetime | None, *, by, action: str, **detail)
     return round_
 
 
+def in_play(round_: Round) -> bool:
+    """Whether a table of the round is still to finish (its clock still matters)."""
+    return (
+        Match.objects.filter(round=round_, game__isnull=False)
+        .exclude(game__status="finished")
+        .exists()
+    )
+
+
 def _require_timed(round_: Round) -> ClockSettings:
     settings = settings_of(round_.stage)
     if settings.minutes is None:

@@ -362,3 +362,13 @@ def test_a_clock_change_reaches_the_live_pages_and_the_hall_screen(organizer):
         round_.refresh_from_db()
         tags.append(live.tables_state(round_, staff=False).tag)
     assert len(set(tags)) == 3
+
+
+@pytest.mark.django_db
+def test_the_clock_leaves_the_pages_once_every_table_has_finished(organizer, client):
+    tournament, round_ = timed_event(organizer)
+    call_time(round_)
+    for match in round_.matches.all():
+        block(match.game, organizer, 1, {"A": 8, "B": 15, "C": 22, "D": 12})
+    assert not Game.objects.filter(match__round=round_).exclude(status="finished").exists()
+    assert 'id="round-clock"' not in client.get(f"/t/{tournament.slug}/").content.decode()

@@ -16,7 +16,7 @@ def round_clock_of(round_) -> dict | None:
     if round_ is None or round_.status != "published":
         return None
     state = round_clock.state_of(round_)
-    if state.state == "off":
+    if state.state == "off" or not round_clock.in_play(round_):
         return None
     return {
         "state": state.state,
