@@ -15,16 +15,18 @@ def account_players(context):
     request = context["request"]
     user = request.user
     player = selectors.own_player(user)
+    asked = [
+        (one, "expired" if entry_requests.expired(one) else one.answer)
+        for one in entry_requests.requests_of(user)
+    ]
     return {
         "request": request,
         "csrf_token": context.get("csrf_token"),
         "own_player": player,
         "events": selectors.player_events(player, user) if player else [],
         "applications": list(selectors.open_applications(user)),
-        "entry_requests": [
-            (asked, "expired" if entry_requests.expired(asked) else asked.answer)
-            for asked in entry_requests.requests_of(user)
-        ],
+        "entry_requests": asked,
+        "entry_requests_pending": any(answer == "pending" for _, answer in asked),
         "merges": [
             (asked, identity.may_confirm(user, asked))
             for asked in selectors.merge_requests(user).order_by("-created_at", "-pk")[:20]
