@@ -5,8 +5,6 @@ box would send letters as nothing at all, and the organizer would read "This fie
 required." instead of what is wrong."""
 
 import json
-import zoneinfo
-from functools import cache
 
 from django import forms
 from django.utils import translation
@@ -16,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from scoring import wording
 from scoring.bounds import PENALTY_RANGE, TARGET_RANGE
 from scoring.rulesets import CHOICES, PLAY_CLOCK_RANGE, PRESETS, get_ruleset
+from tournaments import clock
 from tournaments.bounds import (
     ADVANCING_RANGE,
     PLACEMENT_POINTS_RANGE,
@@ -75,11 +74,6 @@ def whole_number(label, bounds: tuple[int, int], *, required: bool = True, help_
         help_text=help_text,
         widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
     )
-
-
-@cache
-def time_zones() -> list[tuple[str, str]]:
-    return [(zone, zone) for zone in sorted(zoneinfo.available_timezones())]
 
 
 class RulesForm(forms.Form):
@@ -314,7 +308,7 @@ class SettingsForm(RulesForm):
         help_text=_("Otherwise the standings count finished games only."),
     )
 
-    def __init__(self, *args, tournament: Tournament, **kwargs):
+    def __init__(self, *args, tournament: Tournament, countries=(), **kwargs):
         rules = get_ruleset(
             tournament.ruleset_key, players=tournament.table_size, overrides=tournament.overrides
         )
@@ -326,7 +320,8 @@ class SettingsForm(RulesForm):
             **kwargs,
         )
         self.tournament = tournament
-        self.fields["time_zone"].choices = time_zones()
+        # Canonical zones only, those of the event's likely countries first.
+        self.fields["time_zone"].choices = clock.zone_choices(countries, tournament.time_zone)
         for name in ("name", "public", "time_zone", "bye_policy", "include_live"):
             self.fields[name].initial = getattr(tournament, name)
         self.sides = tournament.sides_per_table

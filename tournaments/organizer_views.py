@@ -25,7 +25,7 @@ from domain.i18n import told
 from scoring.bounds import ID_MAX, digits
 from scoring.models import Game
 from scoring.rulesets import PRESETS, ScoringError
-from tournaments import selectors, services
+from tournaments import clock, selectors, services
 from tournaments.bounds import SEED_RANGE
 from tournaments.forms import (
     RULE_FIELDS,
@@ -408,7 +408,8 @@ def _do_generate(request, tournament):
     stage = _stage(tournament, request.POST.get("stage"))
     round_ = services.generate_round(stage, by=request.user)
     flags = len(round_.flags or [])
-    tables = round_.matches.count()
+    tables = round_.matches.filter(bye=False).count()
+    byes = round_.matches.filter(bye=True).count()
     said = [
         ngettext(
             "Round {number} generated as a draft with {tables} table.",
@@ -416,6 +417,12 @@ def _do_generate(request, tournament):
             tables,
         ).format(number=round_.number, tables=tables)
     ]
+    if byes:
+        said.append(
+            ngettext("{byes} sits out with a bye.", "{byes} sit out with a bye.", byes).format(
+                byes=byes
+            )
+        )
     if flags:
         said.append(
             ngettext(
@@ -692,7 +699,13 @@ def tournament_settings(request, slug: str):
     editable until play makes them fixed."""
     tournament = managed_tournament(request, slug)
     locked = _locked(tournament)
-    form = SettingsForm(request.POST or None, tournament=tournament)
+    # The zone menu starts with the countries of this organizer's events and browser.
+    zones = Tournament.objects.filter(staff__user=request.user, staff__role=Staff.Role.ORGANIZER)
+    countries = clock.countries_near(
+        zones=[tournament.time_zone, *zones.values_list("time_zone", flat=True).distinct()[:20]],
+        accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
+    )
+    form = SettingsForm(request.POST or None, tournament=tournament, countries=countries)
     rules = ["table_size", *RULE_FIELDS]
     counting = ["bye_policy", *(f.name for f in form.tiebreak_fields())]
     counting += [f.name for f in form.placement_fields()]

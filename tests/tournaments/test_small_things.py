@@ -121,3 +121,46 @@ def test_figures_on_pages_are_written_as_the_reader_writes_them():
         assert "227,5" in said and "96,67" in said
     with translation.override("en"):
         assert decimal_text("96.67") == "96.67"
+
+
+@pytest.mark.django_db
+def test_the_time_zone_menu_lists_canonical_zones_those_near_the_event_first(client):
+    from tests.factories import UserFactory
+    from tournaments import clock
+    from tournaments.services import create_tournament
+
+    organizer = UserFactory(username="organizer")
+    create_tournament(
+        by=organizer, name="Antes", ruleset_key="cutthroat", time_zone="Europe/Madrid"
+    )
+    tournament = create_tournament(by=organizer, name="Copa", ruleset_key="cutthroat")
+    client.force_login(organizer)
+    page = client.get(
+        f"/t/{tournament.slug}/manage/settings/", HTTP_ACCEPT_LANGUAGE="es-PR,es;q=0.9"
+    ).content.decode()
+    menu = page[
+        page.index('name="time_zone"') : page.index("</select>", page.index('name="time_zone"'))
+    ]
+    near = menu[menu.index("<optgroup") : menu.index("</optgroup>")]
+    assert 'label="Cerca de usted"' in near
+    assert "Europe/Madrid" in near and "America/Puerto_Rico" in near  # earlier event, region
+    assert "US/Eastern" not in menu and "Etc/GMT+4" not in menu and "Cuba" not in menu
+    assert 'value="UTC" selected' in menu or 'value="UTC"\n' in menu or 'value="UTC"' in menu
+    assert len(clock.canonical_zones()) < 450  # not the ~600 names with their aliases
+    assert "America/New_York" in clock.canonical_zones()
+
+
+@pytest.mark.django_db
+def test_times_on_event_pages_have_one_format_with_the_zone_named():
+    import datetime as dt
+
+    from tests.factories import UserFactory
+    from tournaments.services import create_tournament
+    from tournaments.templatetags.eventday_tags import event_time
+
+    organizer = UserFactory(username="organizer")
+    tournament = create_tournament(
+        by=organizer, name="Copa", ruleset_key="cutthroat", time_zone="America/Puerto_Rico"
+    )
+    moment = dt.datetime(2026, 11, 24, 22, 0, tzinfo=dt.UTC)
+    assert event_time(moment, tournament) == "2026-11-24 18:00 (America/Puerto_Rico)"

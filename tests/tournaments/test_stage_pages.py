@@ -616,7 +616,8 @@ def test_times_on_the_event_pages_are_in_its_time_zone(
     assert "12:05" in page  # four hours behind UTC
     assert "16:05" not in page
     settings_page = client.get("/t/copa/manage/settings/").content.decode()
-    assert "Now in America/Puerto_Rico" in settings_page
+    assert "Now on the event's clock:" in settings_page
+    assert "(America/Puerto_Rico)" in settings_page
     with django_capture_on_commit_callbacks(execute=True):
         services.update_tournament(tournament, by=organizer, time_zone="Europe/Madrid")
     assert "17:05" in client.get(f"/games/{game.pk}/").content.decode()  # read afresh

@@ -95,3 +95,10 @@ def reason_said(text: str) -> str:
     if said in english:
         return f"{english[said]}{colon}{note}"
     return text
+
+
+@register.filter
+def event_time(moment, tournament) -> str:
+    """A time on the event's clock, in the one format its pages use, with the zone named
+    (``2026-11-24 18:00 (America/Puerto_Rico)``)."""
+    return clock.local_text(moment, tournament)
