@@ -136,6 +136,11 @@
       var part = document.getElementById(id);
       if (part) part.remove();
     });
+    // Nothing is left to tap: the parts take their own height again (no gap below).
+    ["panel", "officiating"].forEach(function (id) {
+      var part = document.getElementById(id);
+      if (part) part.style.minHeight = "";
+    });
   }
 
   // While hands wait in the outbox, the page goes on to the next hand by itself.

@@ -362,14 +362,13 @@ def _games_for(stage: StageRows):
     return games_for
 
 
-def bracket_stages(tournament: Tournament) -> dict[int, Stage]:
+def bracket_stages(tournament: Tournament, stages: list[Stage] | None = None) -> dict[int, Stage]:
     """The tournament's bracket stages (their engine seats winners as games finish), by
-    id: their standings rank by the bracket's finish first (one query)."""
-    return {
-        stage.pk: stage
-        for stage in Stage.objects.filter(tournament=tournament).select_related("tournament")
-        if is_bracket(stage)
-    }
+    id: their standings rank by the bracket's finish first (one query, unless the caller
+    read the ``stages`` already)."""
+    if stages is None:
+        stages = Stage.objects.filter(tournament=tournament).select_related("tournament")
+    return {stage.pk: stage for stage in stages if is_bracket(stage)}
 
 
 def is_bracket(stage: Stage | None) -> bool:
@@ -420,20 +419,20 @@ def bracket_finishes(stage: Stage, entrant_ids) -> dict[int, int] | None:
 
 
 def rank_stages(
-    tournament: Tournament, brackets: dict[int, Stage] | None = None
+    tournament: Tournament,
+    brackets: dict[int, Stage] | None = None,
+    bases: dict[int, str] | None = None,
 ) -> tuple[dict[int, list[StandingRow]], datetime | None]:
     """Every stage's standings computed now, in stage order, and the latest hand they
     include. A bracket's are ranked by its finish first (``bracket_order``); ``brackets``
-    are the tournament's bracket stages where the caller has read them already."""
+    are the tournament's bracket stages, and ``bases`` each stage's points basis
+    (``points_basis``), where the caller has read them already."""
     settings = settings_for(tournament)
     check_order(settings)
-    if brackets is None:
-        brackets = bracket_stages(tournament)
-    # Each stage's points basis (``points_basis``), from its settings (one query).
-    bases = {
-        pk: points_basis(Stage(settings=kept))
-        for pk, kept in Stage.objects.filter(tournament=tournament).values_list("pk", "settings")
-    }
+    if brackets is None or bases is None:
+        stages = list(Stage.objects.filter(tournament=tournament).select_related("tournament"))
+        brackets = bracket_stages(tournament, stages) if brackets is None else brackets
+        bases = {stage.pk: points_basis(stage) for stage in stages}
     ranked = {}
     last_hand_at = None
     for stage_id, stage in load_records(tournament, settings).items():
@@ -581,8 +580,10 @@ def rebuild_standings(tournament_id: int) -> int:
     tournament = Tournament.objects.only(*RANKING_FIELDS).get(pk=tournament_id)
     started = timezone.now()
     with collector_paused():
-        brackets = bracket_stages(tournament)
-        ranked, last_hand = rank_stages(tournament, brackets)
+        stages = list(Stage.objects.filter(tournament=tournament).select_related("tournament"))
+        brackets = bracket_stages(tournament, stages)
+        bases = {stage.pk: points_basis(stage) for stage in stages}
+        ranked, last_hand = rank_stages(tournament, brackets, bases)
         marks = officiating_marks(tournament.pk)
         order = list(tournament.tiebreak_order)
         documents = {
