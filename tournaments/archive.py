@@ -13,6 +13,7 @@ games' totals, imports nothing.
 """
 
 import json
+import threading
 from collections import defaultdict
 from datetime import datetime
 from typing import Any
@@ -37,6 +38,9 @@ from tournaments.models import (
     StandingsSnapshot,
     Tournament,
 )
+
+# Held while a model's time of writing is switched off to write the archive's own times.
+_times_lock = threading.Lock()
 
 FORMAT = "capicu-event-archive"
 VERSION = 1
@@ -595,16 +599,15 @@ def _import_game(doc: dict, where: str, player) -> Game:
             _build(ScoreEvent, event_doc, EVENT_FIELDS, at, game=game, seat=seat, side=side)
         )
         pairs.append(_need(event_doc, "pair", (int, type(None)), at))
-    times = [event.created_at for event in events]
-    ScoreEvent.objects.bulk_create(events)
-    for event, moment, pair in zip(events, times, pairs, strict=True):
-        event.created_at = moment
+    _create_keeping_times(ScoreEvent, events, "created_at")
+    for event, pair in zip(events, pairs, strict=True):
         if pair is not None:
             if not 1 <= pair <= len(events):
                 raise ArchiveError(f"{where}: an event's pair {pair!r} is not one of its events.")
             event.pair = events[pair - 1]
-    if events:
-        ScoreEvent.objects.bulk_update(events, ["created_at", "pair"])
+    paired = [event for event in events if event.pair is not None]
+    if paired:
+        ScoreEvent.objects.bulk_update(paired, ["pair"])
     disputes = []
     for n, dispute_doc in enumerate(_items(doc, "disputes", where)):
         dispute = _build(Dispute, dispute_doc, DISPUTE_FIELDS, f"{where}.disputes[{n}]", game=game)
@@ -636,14 +639,16 @@ def _row_of(rows: list | None, value):
 
 def _create_keeping_times(model, rows: list, field: str) -> None:
     """Write ``rows`` with the archive's times in ``field``, which the model would set to
-    the time of writing."""
+    the time of writing: the field's own default is held off while they are written."""
     if not rows:
         return
-    times = [getattr(row, field) for row in rows]
-    model.objects.bulk_create(rows)
-    for row, moment in zip(rows, times, strict=True):
-        setattr(row, field, moment)
-    model.objects.bulk_update(rows, [field])
+    stamp = model._meta.get_field(field)
+    with _times_lock:
+        stamp.auto_now_add = False
+        try:
+            model.objects.bulk_create(rows)
+        finally:
+            stamp.auto_now_add = True
 
 
 def _import_acts(acts: list[dict], tournament: Tournament) -> None:
