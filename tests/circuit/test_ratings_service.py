@@ -265,3 +265,36 @@ def test_the_history_leaves_out_a_game_turned_private_before_it_is_rated_again(c
     Game.objects.filter(pk=game.pk).update(public=False)  # its event turned private just now
     (entry,) = player_ratings(player)
     assert entry["history"] == []
+
+
+def test_which_games_count_is_one_query_whatever_the_consent_records(committed):
+    """The rated games are read in one query: the ladder seats' and the events' entry
+    requests' conditions are subqueries of it, not look-ups per game."""
+    from random import Random
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from circuit.services.ratings import RATED
+    from players.models import EntryRequest
+    from tests.factories import cutthroat_round
+    from tournaments.demo import play
+
+    organizer = UserFactory()
+    tournament, _stage, round_ = cutthroat_round(organizer, players=8)
+    games = [match.game for match in round_.matches.all()]
+    with committed():
+        for seed, game in enumerate(games):
+            play(game, organizer, Random(seed))
+    seat = games[0].seats.first()
+    entrant = tournament.entrants.get(player=seat.player)
+    with CaptureQueriesContext(connection) as queries:
+        rated = set(Game.objects.filter(RATED).values_list("pk", flat=True))
+    assert len(queries) == 1 and rated == {game.pk for game in games}
+    # A pending request of a seat's player in that event takes that game (only) out.
+    EntryRequest.objects.create(
+        tournament=tournament, entrant=entrant, player=seat.player, asked_at=timezone.now()
+    )
+    with CaptureQueriesContext(connection) as queries:
+        rated = set(Game.objects.filter(RATED).values_list("pk", flat=True))
+    assert len(queries) == 1 and rated == {game.pk for game in games[1:]}
