@@ -69,3 +69,53 @@ def test_the_referee_page_shows_a_pending_invitation_to_accept_or_decline(
     assert Staff.objects.filter(tournament=second, user__username="marta").exists()
     assert page.locator("section[aria-labelledby=invitations-title]").count() == 0
     context.close()
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_rule_set_names_stage_names_and_zones_read_right_on_a_phone(live_server, browser, language):
+    spanish = language == "es"
+    organizer = UserFactory(username="org", password=PASSWORD)
+    services.create_tournament(
+        by=organizer, name="Antes", ruleset_key="cutthroat", time_zone="Europe/Madrid"
+    )
+    context = browser.new_context(viewport=TABLE_PHONE, locale="es-PR" if spanish else "en-US")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    log_in(page, live_server.url, "org", PASSWORD, "/organize/new/")
+
+    # The chooser: each rule set by its own name, each with its own description.
+    names = page.locator(".card-link").all_inner_texts()
+    assert names[:3] == ["Cutthroat", "DCS Cut-Throat", "Partners"] and "Mexican" in names
+    box = page.locator(".card", has=page.locator(".card-link", has_text="Two-box")).all()
+    described = [card.locator("p").first.inner_text() for card in box]
+    assert len(described) == 2 and described[0] != described[1]
+    fits(page)
+    page.screenshot(path=f"test-output/e2e/chooser-390-{language}.png")
+    page.locator(".card-link", has_text="Mexican").click()
+    title = "Nuevo torneo con las reglas Mexican" if spanish else "New Mexican tournament"
+    page.get_by_role("heading", name=title).wait_for()
+
+    # The first stage's name follows the format until one is typed.
+    stage = page.locator("#id_stage_name")
+    page.locator("#id_stage_format").select_option("swiss")
+    assert stage.input_value() == ("Suizo" if spanish else "Swiss")
+    stage.fill("Liga de otoño")
+    page.locator("#id_stage_format").select_option("round_robin")
+    assert stage.input_value() == "Liga de otoño"
+    page.locator("#id_stage_format").select_option("swiss")
+    page.locator("#id_name").fill(f"Copa {language}")
+    page.locator("button.big").click()
+    page.wait_for_url("**/manage/")
+    made = Staff.objects.filter(user=organizer, tournament__name=f"Copa {language}").get()
+    assert made.tournament.stages.get().name == "Liga de otoño"
+
+    # The zone menu: the organizer's own and the browser's region first, no old aliases.
+    page.goto(f"{live_server.url}/t/{made.tournament.slug}/manage/settings/")
+    near = page.locator("#id_time_zone optgroup").first
+    zones = near.locator("option").all_inner_texts()
+    assert "Europe/Madrid" in zones and "America/Puerto_Rico" in zones
+    every = page.locator("#id_time_zone option").all_inner_texts()
+    assert "US/Eastern" not in every and "America/New_York" in every
+    fits(page)
+    page.screenshot(path=f"test-output/e2e/settings-zones-390-{language}.png")
+    context.close()
