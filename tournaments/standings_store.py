@@ -126,9 +126,7 @@ SELECT r.stage_id, ms.entrant_id, COUNT(*), SUM(ms.total),
        SUM(ms.opponents_total * {sixtieths} / (ms.sides - 1)), SUM(ms.hands_won),
        SUM(ms.dominoes), SUM(ms.penalties),
        CASE WHEN ROW_NUMBER() OVER stage = 1 THEN MAX(MAX(ms.last_hand_at)) OVER stage END,
-       COUNT(*) FILTER (WHERE ms.won), {match_points}, {matches},
-       CAST(SUM(ms.total{weight}) AS BIGINT),
-       CAST(SUM(ms.opponents_total * {sixtieths} / (ms.sides - 1){weight}) AS BIGINT)
+       COUNT(*) FILTER (WHERE ms.won), {match_points}, {matches}, {scaled}
 FROM tournaments_matchseat ms
 JOIN tournaments_round r ON r.id = ms.round_id
 JOIN tournaments_stage s ON s.id = r.stage_id
@@ -187,15 +185,20 @@ def _results_sql(settings: StandingsSettings) -> tuple[str, list]:
     match_points = f"{placed} + COUNT(*) FILTER (WHERE {wins})"
     # Each seat's points weighed by its table size's target (``standings.Scale``), in
     # whole numbers: the sums are exact, as the pure module's are.
-    weight = ""
+    # Where every table plays to one target (``SAME_SCALE``) the raw sums serve alone.
+    scaled = "0, 0"
     scale = settings.scale
     if scale.weights:
         whens = " ".join(["WHEN %s THEN CAST(%s AS BIGINT)"] * len(scale.weights))
-        weight = f" * CASE ms.sides {whens} ELSE CAST(%s AS BIGINT) END"
+        weight = f"CASE ms.sides {whens} ELSE CAST(%s AS BIGINT) END"
         steps = [value for pair in scale.weights.items() for value in pair] + [scale.unit]
         params += steps * 2
+        scaled = (
+            f"CAST(SUM(ms.total * {weight}) AS BIGINT), CAST(SUM(ms.opponents_total * "
+            f"{SIXTIETHS} / (ms.sides - 1) * {weight}) AS BIGINT)"
+        )
     sql = RESULTS_SQL.format(
-        sixtieths=SIXTIETHS, match_points=match_points, matches=matches, weight=weight
+        sixtieths=SIXTIETHS, match_points=match_points, matches=matches, scaled=scaled
     )
     return sql, params
 
