@@ -203,3 +203,56 @@ def test_the_pages_show_the_byes_and_the_mixed_tables(organizer):
     rebuild_standings(tournament.pk)
     standings = client.get("/t/dcs-night/").content.decode()
     assert 'data-bye-policy="win_average"' in standings and "counts as a game won" in standings
+
+
+def test_the_api_pairs_byes_without_table_numbers_and_refuses_with_the_reason(organizer):
+    from tests.factories import client_for
+
+    api = client_for(organizer)
+    made = api.post(
+        "/api/v1/tournaments/",
+        {"name": "Noche", "ruleset": "dcs", "table_size": 4},
+        format="json",
+    )
+    slug = made.json()["slug"]
+    names = "\n".join(f"P{i}" for i in range(15))
+    assert api.post(f"/api/v1/tournaments/{slug}/entrants/", {"text": names}, format="json")
+    stage = api.post(
+        f"/api/v1/tournaments/{slug}/stages/",
+        {"name": "Suizo", "format": "swiss", "settings": {"rounds": 3}},
+        format="json",
+    )
+    assert stage.status_code == 201, stage.json()
+    created = api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json")
+    assert created.status_code == 201, created.json()
+    matches = created.json()["matches"]
+    played = [m for m in matches if not m["bye"]]
+    byes = [m for m in matches if m["bye"]]
+    assert sorted(m["table_number"] for m in played) == [1, 2, 3]
+    assert len(byes) == 3 and all(m["table_number"] is None for m in byes)
+    assert all(len(m["entrants"]) == 1 and m["game"] is None for m in byes)
+    assert sum("Bye:" in flag["message"] for flag in created.json()["flags"]) == 3
+
+    # Seven two-box players: no mix of four to six seats them; 400 and nothing written.
+    made = api.post(
+        "/api/v1/tournaments/",
+        {"name": "Cajas", "ruleset": "two_box", "table_size": 5},
+        format="json",
+    )
+    slug = made.json()["slug"]
+    names = "\n".join(f"P{i}" for i in range(7))
+    api.post(f"/api/v1/tournaments/{slug}/entrants/", {"text": names}, format="json")
+    api.post(
+        f"/api/v1/tournaments/{slug}/stages/",
+        {"name": "RR", "format": "round_robin", "settings": {"rounds": 2}},
+        format="json",
+    )
+    refused = api.post(f"/api/v1/tournaments/{slug}/rounds/", {}, format="json")
+    assert refused.status_code == 400, refused.json()
+    text = str(refused.json())
+    assert "7 entrants cannot be seated" in text and "6 or 8 entrants would" in text
+    assert not Match.objects.filter(round__stage__tournament__slug=slug).exists()
+    spanish = api.post(
+        f"/api/v1/tournaments/{slug}/rounds/", {}, format="json", HTTP_ACCEPT_LANGUAGE="es"
+    )
+    assert "No se puede sentar a 7 inscritos" in str(spanish.json())

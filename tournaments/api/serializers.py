@@ -291,6 +291,8 @@ class MatchSerializer(serializers.ModelSerializer):
     status = serializers.SerializerMethodField()
     totals = serializers.SerializerMethodField()
     round = fields.WholeNumber(source="round.number")
+    # A bye takes no table number (RULES.md, "Fields that don't divide").
+    table_number = serializers.SerializerMethodField()
 
     class Meta:
         model = Match
@@ -308,6 +310,9 @@ class MatchSerializer(serializers.ModelSerializer):
             "needs_attention",
             "attention_reason",
         ]
+
+    def get_table_number(self, match) -> int | None:
+        return None if match.bye else match.table_number
 
     def get_entrants(self, match: Match) -> list[dict]:
         return [

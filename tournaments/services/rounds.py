@@ -185,7 +185,7 @@ def _check_seating(tournament: Tournament, count: int) -> None:
             count, size, allowed_sizes({"table_sizes": adapter.allowed_sides(tournament)}, size)
         )
     except PairingError as error:
-        raise TournamentError(str(error), "entrants") from error
+        raise TournamentError(error.message, "entrants") from error
 
 
 class _FieldMoved(Exception):
@@ -208,7 +208,7 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
         except _FieldMoved:
             if problem is not None:
                 # The search could not seat the field: say why, not that it moved.
-                raise TournamentError(str(problem), "stage") from problem
+                raise TournamentError(problem.message, "stage") from problem
             continue
     raise TournamentConflict(
         say("The entrants changed while the round was being paired; try again."), "stage"
@@ -302,7 +302,7 @@ def _generate(stage: Stage, *, by, seed: int | None) -> Round:
                 raise _FieldMoved  # never search here: the locks are held
             result = adapter.pair(stage, request, schedules)
         except PairingError as error:
-            raise TournamentError(str(error), "stage") from error
+            raise TournamentError(error.message, "stage") from error
         if not active:
             raise TournamentError(say("Nobody is left to pair."), "entrants")
         round_ = Round.objects.create(
