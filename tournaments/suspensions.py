@@ -6,7 +6,7 @@ included) and a scope: every event that organizer runs, or one series they run. 
 lasts, the player's entries (their own or an organizer's) and check-ins in that scope are
 refused with a plain message; lifting it keeps the record. Both acts are in the event's
 audit list. Only the organizer who recorded a suspension (and the site's admins) see it
-on the player's page, where the player (signed in) sees their own.
+on the player's page, where the player (signed in) sees their own, as on their account page.
 """
 
 from datetime import date, datetime

@@ -217,6 +217,8 @@ def test_the_page_records_a_suspension_seen_only_by_its_organizer_and_the_player
     assert "Suspensions (code of conduct)" in client.get(player_page).content.decode()
     client.force_login(carla)
     assert "Abuse" in client.get(player_page).content.decode()
+    own = client.get("/accounts/").content.decode()
+    assert "Suspensions (code of conduct)" in own and "Abuse" in own
     client.force_login(UserFactory())
     assert "Suspensions (code of conduct)" not in client.get(player_page).content.decode()
     client.logout()
