@@ -132,11 +132,12 @@ def _fresh_cache():
         return
     # A Redis cache may share its database with the broker: only the keys kept by address
     # go (the live parts', the time zone each tournament's and game's pages use, and the
-    # wrong claim codes counted per account).
+    # wrong claim codes counted per account, and the hourly counts of invitations, emails
+    # and requests per user, whose ids a fresh test database gives out again).
     client = cache._cache.get_client(write=True)
     stale = [
         key
-        for pattern in ("live:*", "tz:*", "players:*")
+        for pattern in ("live:*", "tz:*", "players:*", "accounts:hourly:*")
         for key in client.scan_iter(match=cache.make_key(pattern))
     ]
     if stale:
