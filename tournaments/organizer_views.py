@@ -5,6 +5,7 @@ and comes back to the page with a message saying what it did (or why it did not)
 """
 
 from datetime import timedelta
+from urllib.parse import parse_qs, urlsplit
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -600,10 +601,23 @@ def _act_in_place(request, tournament: Tournament, handler):
         said, failed = told(error.message), True
     # htmx swaps only successful answers: a refusal is shown in the list, on its row.
     acted = digits(request.POST.get("entrant"), (1, ID_MAX))
+    # The event-day panel of the stage and round the page shows counts them too.
+    query = parse_qs(urlsplit(request.htmx.current_url or "").query)
+    stages = list(tournament.stages.all())
+    stage = selectors.pick_stage(tournament, (query.get("stage") or [None])[0], stages)
+    rounds = selectors.rounds_of(stage, include_drafts=True) if stage else []
     return render(
         request,
         "tournaments/organize/_entrants.html",
-        {**entrants_context(tournament), "said": said, "failed": failed, "acted": acted},
+        {
+            **entrants_context(tournament),
+            "said": said,
+            "failed": failed,
+            "acted": acted,
+            "in_place": True,
+            "day_stage": stage,
+            "day_round": selectors.pick_round(rounds, (query.get("round") or [None])[0]),
+        },
     )
 
 

@@ -527,6 +527,8 @@ def test_the_manage_page_withdraws_only_once_confirmed_and_stays_on_the_row(clie
     text = answer.content.decode()
     assert answer.status_code == 200 and "<html" not in text and 'id="entrants"' in text
     assert "their table plays on without them" in text
+    # The event-day panel (who is seated, who is checked in) comes along, out of band.
+    assert 'id="event-day" hx-swap-oob="true"' in text
     table.refresh_from_db()
     assert table.game.seats.count() == 3
     other = tournament.entrants.filter(withdrawn=False).first()

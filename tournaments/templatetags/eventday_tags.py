@@ -31,7 +31,8 @@ def check_in_refused(tournament) -> bool:
 
 
 @register.inclusion_tag("tournaments/organize/_event_day.html", takes_context=True)
-def event_day(context, tournament, stage, round_=None):
+def event_day(context, tournament, stage, round_=None, oob=False):
+    """``oob``: the panel sent beside a part answered in place, to replace the one shown."""
     if stage is None:
         return {"stage": None}
     active = Entrant.objects.filter(tournament=tournament, withdrawn=False)
@@ -73,6 +74,7 @@ def event_day(context, tournament, stage, round_=None):
         "open_seats": open_seats,
         "absent": absent,
         "reasons": MatchSeat.DidNotPlay.choices,
+        "oob": oob,
     }
 
 
