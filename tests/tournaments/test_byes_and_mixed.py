@@ -256,3 +256,31 @@ def test_the_api_pairs_byes_without_table_numbers_and_refuses_with_the_reason(or
         f"/api/v1/tournaments/{slug}/rounds/", {}, format="json", HTTP_ACCEPT_LANGUAGE="es"
     )
     assert "No se puede sentar a 7 inscritos" in str(spanish.json())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_player_who_sits_out_is_told_of_the_bye_not_a_table(organizer):
+    from django.core import mail
+
+    from players import registration
+
+    tournament = create_tournament(by=organizer, name="Noche", ruleset_key="dcs", table_size=4)
+    registration.open_registration(tournament, by=organizer)
+    people = [
+        UserFactory(username=name.lower(), first_name=name, last_name="R")
+        for name in ("Ana", "Beto", "Cira", "Dino", "Eva")
+    ]
+    for person in people:
+        registration.enter(tournament, by=person)
+    stage = add_stage(tournament, by=organizer, name="S", format="swiss", settings={"rounds": 2})
+    round_ = generate_round(stage, by=organizer)
+    out = round_.matches.get(bye=True).seats.get().entrant.player.user
+    mail.outbox.clear()
+    publish_round(round_, by=organizer)
+    assert len(mail.outbox) == 5
+    told = next(m for m in mail.outbox if m.to == [out.email])
+    assert "table" not in told.subject.replace("your table is published", "")
+    assert "table 1" not in told.subject and "table 1" not in told.body
+    assert "you have a bye" in told.body
+    others = [m for m in mail.outbox if m.to != [out.email]]
+    assert all("you play at table 1" in m.body for m in others)
