@@ -449,6 +449,12 @@ def import_event(document: dict, *, slug: str | None = None, organizer=None) -> 
             tournament = _import(document, slug, organizer)
     except IntegrityError as error:
         raise ArchiveError(f"The archive breaks a rule of the database: {error}") from error
+    except (TypeError, KeyError, ValueError, AttributeError) as error:
+        # A value of the right type that the rules or the standings cannot use (a frozen
+        # rule set without its rules, a preset this capicu does not know ...).
+        raise ArchiveError(
+            f"The archive holds a value this capicu cannot use: {error!r}"
+        ) from error
     return tournament
 
 

@@ -146,6 +146,10 @@ def test_imported_players_match_by_name_but_never_an_account_holders_player():
             lambda d: d["stages"][0]["rounds"][0]["tables"][0]["seats"][0].update(entrant=99),
             "seed 99",
         ),
+        (
+            lambda d: d["stages"][0]["rounds"][0]["tables"][0]["game"].update(ruleset={}),
+            "cannot use",
+        ),
     ],
 )
 def test_a_malformed_or_foreign_archive_imports_nothing(spoil, message):
