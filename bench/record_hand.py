@@ -75,8 +75,8 @@ def run() -> None:
     ]
     pips = {"A": 8, "B": 15, "C": 22, "D": 12}
     # Warm up both paths (imports, connection, caches).
-    for _ in range(5):
-        client.post("/floor/", {"name": "warm"}, format="json")
+    for warm in range(5):
+        client.post("/floor/", {"name": f"warm {warm}"}, format="json")
     # A referee's page records in-play points live, as events, and then the end of the
     # hand alone; an API client may send the in-play points with the hand instead.
     variants = {
@@ -103,7 +103,8 @@ def run() -> None:
             hand_times.append(time.perf_counter() - started)
             assert response.status_code == 201, response.content
             started = time.perf_counter()
-            response = client.post("/floor/", {"name": f"row {index}"}, format="json")
+            # A name of its own per row: one person per name and club.
+            response = client.post("/floor/", {"name": f"row {label} {index}"}, format="json")
             floor_times.append(time.perf_counter() - started)
             assert response.status_code == 201, response.content
         hand, floor = median_ms(hand_times), median_ms(floor_times)
