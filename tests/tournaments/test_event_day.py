@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from tests.factories import UserFactory, client_for, event_referee
 from tests.tournaments.test_services import NAMES, play_out
-from tournaments import clock
+from tournaments import clock, services
 from tournaments.models import Entrant, Match, MatchSeat, Round
 from tournaments.services import (
     TournamentConflict,
@@ -534,3 +534,16 @@ def test_the_manage_page_withdraws_only_once_confirmed_and_stays_on_the_row(clie
     other = tournament.entrants.filter(withdrawn=False).first()
     plain = client.post(f"{manage}check-in/", {"entrant": other.pk, "present": "1"})
     assert plain.status_code == 302 and plain["Location"].endswith(f"#entrant-{other.pk}")
+
+
+def test_a_no_show_recorded_in_spanish_keeps_its_reason_in_english_words(organizer):
+    from django.utils import translation
+
+    from scoring.models import OfficialAct
+
+    tournament = event(organizer, 8)
+    round_ = _published(tournament, organizer)
+    seat = MatchSeat.objects.filter(round=round_).order_by("pk").first()
+    with translation.override("es"):
+        services.record_did_not_play(seat, by=organizer, reason="no_show", note="no llegó")
+    assert OfficialAct.objects.get(kind="forfeit").reason == "No-show: no llegó"

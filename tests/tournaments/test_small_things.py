@@ -10,6 +10,13 @@ from tournaments.pairing.round_robin import round_flags
 from tournaments.services.pairing import flag_rows
 
 
+@pytest.fixture(autouse=True)
+def _language_reset():
+    """A page asked for in Spanish leaves the thread's language as it found it."""
+    yield
+    translation.activate("en")
+
+
 def _repeat_flag(pairs: int) -> dict:
     seated = (1, 2, 3, 4)
     met = {(1, 2): 1} if pairs == 1 else {(1, 2): 1, (3, 4): 1}

@@ -9,6 +9,7 @@ came goes through.
 """
 
 from django.db import transaction
+from django.utils import translation
 
 from accounts.permissions import require
 from domain.say import say
@@ -52,9 +53,11 @@ def record_did_not_play(seat: MatchSeat, *, by, reason: str, note: str = "") -> 
                 say("{name} is already recorded as not playing here.", name=seat.entrant.name),
                 "entrant",
             )
-        label = MatchSeat.DidNotPlay(reason).label
-        # The game keeps the reason in English words, as every officiating act does.
-        written = f"{label}: {note}" if note else str(label)
+        # The game keeps the reason in English words, as every officiating act does
+        # (whatever the organizer's language: the audit list says it in the reader's).
+        with translation.override("en"):
+            label = str(MatchSeat.DidNotPlay(reason).label)
+        written = f"{label}: {note}" if note else label
         forfeit_seat(match.game_id, SEAT_NAMES[seat.position], written, by)
         seat.did_not_play = reason
         seat.save(update_fields=["did_not_play"])
