@@ -247,7 +247,7 @@ def test_changed_standings_are_rendered_once_for_every_api_poller(
     first = api.get(url)
     assert first.status_code == 200 and first["Content-Type"] == "application/json"
     body = first.json()
-    assert set(body) == {"stage", "order", "computed_at", "stale", "rows"}
+    assert set(body) == {"stage", "order", "computed_at", "stale", "points_basis", "rows"}
     assert len(body["rows"]) == 16
     with (
         CaptureQueriesContext(connection) as queries,
