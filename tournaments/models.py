@@ -632,4 +632,4 @@ class Suspension(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.player} suspended {self.starts_on}–{self.ends_on}"
+        return f"{self.player} suspended {self.starts_on} to {self.ends_on}"
