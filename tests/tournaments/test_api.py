@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import IdempotencyKey
 from tests.factories import SuperuserFactory, UserFactory, client_for
-from tournaments.models import Match, StandingsState, Tournament
+from tournaments.models import Entrant, Match, StandingsState, Tournament
 from tournaments.selectors import standing_lines
 
 pytestmark = pytest.mark.django_db
@@ -82,6 +82,17 @@ def test_check_in_and_withdraw(api):
     assert api.post(f"{url}withdraw/", sure, format="json").json()["withdrawn"] is True
     assert api.post(f"{url}withdraw/", sure, format="json").status_code == 409
     assert api.post(f"{url}dance/").status_code == 404
+
+
+def test_a_check_in_refuses_a_body_its_operation_does_not_allow(api):
+    slug = make(api)
+    entrant = api.post(
+        f"/api/v1/tournaments/{slug}/entrants/", {"name": "Ana"}, format="json"
+    ).json()[0]
+    url = f"/api/v1/tournaments/{slug}/entrants/{entrant['id']}/check-in/"
+    refused = api.post(url, {"substitute": 0}, format="json")
+    assert refused.status_code == 400 and "substitute" in refused.json()["errors"]
+    assert Entrant.objects.get(pk=entrant["id"]).checked_in is False
 
 
 @pytest.mark.parametrize(

@@ -187,7 +187,9 @@ class EntrantActionView(TournamentMixin, APIView):
             if action == "withdraw":
                 done = withdraw_confirmed(request, tournament, entrant)
             else:
-                body = s.EntrantActionSerializer(data=request.data)
+                # The whole body the operation declares is checked, though a check-in
+                # reads only its override (a substitute below 1 is refused here too).
+                body = EntrantActionRequestSerializer(data=request.data)
                 body.is_valid(raise_exception=True)
                 done = services.check_in(
                     entrant,
