@@ -14,6 +14,7 @@ from circuit import series_standings as pure
 from circuit.models import DEFAULT_SERIES_POINTS, Series, SeriesEvent, SeriesStandings
 from circuit.services.common import CircuitError, bounded, clean_name, unique_slug
 from domain.say import say
+from players.models import EntryRequest
 from tournaments import services as events
 from tournaments.models import Stage, StandingsSnapshot, Tournament
 from tournaments.services.common import TournamentError
@@ -241,12 +242,21 @@ def series_results(series: Series) -> tuple[list[pure.Result], list[dict]]:
             tournament_id__in=by_tournament
         ).values_list("pk", "player_id", "partner_id")
     }
+    # An entry made for someone before entry requests existed still holds their player:
+    # until they accept it, its placing is not theirs (as their ratings leave it out).
+    unanswered = set(
+        EntryRequest.objects.filter(
+            tournament_id__in=by_tournament,
+            answer=EntryRequest.Answer.PENDING,
+            stand_in__isnull=True,
+        ).values_list("tournament_id", "player_id")
+    )
     results = []
     for tournament_id, lines in stages.items():
         number = by_tournament[tournament_id].number
         for entrant_id, place in pure.event_placings(lines).items():
             for player in members.get(entrant_id, ()):
-                if player is not None:
+                if player is not None and (tournament_id, player) not in unanswered:
                     results.append(pure.Result(number, player, place))
     described = [
         {

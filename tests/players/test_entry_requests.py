@@ -12,8 +12,9 @@ from django.utils import timezone
 
 from accounts.models import Player
 from accounts.players import PlayerChoiceNeeded, choice_key, look_up
-from circuit.models import Rating, RatingChange
+from circuit.models import Rating, RatingChange, Series, SeriesEvent
 from circuit.services.ratings import rebuild_all
+from circuit.services.series import series_results
 from players import entries, identity
 from players.models import EntryRequest, IdentityAct
 from scoring.models import Game, Seat
@@ -342,3 +343,33 @@ def test_an_entry_that_changed_hands_or_a_person_entered_already_is_not_moved(an
     entry = Entrant.objects.get(tournament=first)
     assert entry.player_id == other.pk and entry.partner_id is None
     assert not ana.entries.filter(tournament=first).exists()
+
+
+def test_an_entry_made_before_the_rule_joins_her_series_line_only_once_accepted(
+    organizer, ana, committed
+):
+    """A series reads placings as the ratings do: an earlier entry's unanswered request
+    keeps its placing off her line; accepted, it is hers."""
+    other = UserFactory(username="other-org")
+    theirs = event(other, slug="theirs")
+    services.register_entrants(theirs, by=other, text="\n".join(OTHERS))
+    entry = entered_before(theirs, ana)
+    asked = EntryRequest.objects.create(
+        tournament=theirs, entrant=entry, player=ana, asked_by=other, asked_at=timezone.now()
+    )
+    series = Series.objects.create(
+        name="Liga", slug="liga", ruleset_key="cutthroat", table_size=4, created_by=other
+    )
+    SeriesEvent.objects.create(series=series, tournament=theirs, number=1)
+    play_out(theirs, other, committed)
+    placed = {result.player_id for result in series_results(series)[0]}
+    others = set(
+        Entrant.objects.filter(tournament=theirs)
+        .exclude(pk=entry.pk)
+        .values_list("player", flat=True)
+    )
+    assert placed == others  # everyone who played but her
+    with committed():
+        entries.answer(asked, by=ana.user, accept=True)
+    placed = {result.player_id for result in series_results(series)[0]}
+    assert placed == others | {ana.pk}
