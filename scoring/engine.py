@@ -515,6 +515,12 @@ def decide_game(rules: RuleSet, totals: Mapping[str, int]) -> GameOutcome:
         raise ScoringError(say("A game has sides to total."), "totals")
     if max(totals.values()) < rules.target:
         return GameOutcome(finished=False)
+    return _highest_total_wins(rules, totals)
+
+
+def _highest_total_wins(rules: RuleSet, totals: Mapping[str, int]) -> GameOutcome:
+    """The one highest total wins; equal top totals play on where the rule set says so,
+    else the game ends tied."""
     top = max(totals.values())
     leaders = tuple(side for side, total in totals.items() if total == top)
     if len(leaders) == 1:
@@ -535,13 +541,7 @@ def decide_game_on_time(
     outcome = decide_game(rules, totals)
     if outcome.finished or hands_since_call < 1 + hands_after_time:
         return outcome
-    top = max(totals.values())
-    leaders = tuple(side for side, total in totals.items() if total == top)
-    if len(leaders) == 1:
-        return GameOutcome(finished=True, winner=leaders[0])
-    if rules.play_on_tie_at_target:
-        return GameOutcome(finished=False, tied=leaders)
-    return GameOutcome(finished=True, winner=None, tied=leaders)
+    return _highest_total_wins(rules, totals)
 
 
 # --- tallies kept beside a game's totals ----------------------------------------------
