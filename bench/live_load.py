@@ -934,7 +934,7 @@ class Stack:
         )
         self.push_command = ""
         if self.push_port:
-            # The streams: one uvicorn process beside gunicorn, as the README recommends.
+            # The streams: one uvicorn process beside gunicorn, as docs/production.md recommends.
             push = [str(BIN / "uvicorn"), self.args.push_app]
             push += ["--host", HOST, "--port", str(self.push_port)]
             push += (self.args.push_args or "--no-access-log --log-level warning").split()

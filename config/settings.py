@@ -11,7 +11,7 @@ LIVE_STREAM   default off; on: the tournament page takes its live parts as a str
 LIVE_STREAMS_PER_ADDRESS, LIVE_FEEDS_PER_PROCESS  caps on a stream server process (50, 200)
 BEHIND_PROXY  default off; on only where a reverse proxy in front sets X-Forwarded-Proto
               (and strips the client's): only then does Django believe it says HTTPS
-The README's configuration table lists every variable, the limits and the lock-out.
+The README's configuration table lists every variable; docs/security.md the limits and the lock-out.
 """
 
 import os

@@ -1,6 +1,6 @@
 """The live-load bench's pure helpers, so the instrument does not rot between runs.
 
-The bench itself starts a whole stack and is run by hand (README, Benchmarks); these
+The bench itself starts a whole stack and is run by hand (docs/benchmarks.md); these
 tests only load the module and check the arithmetic and parsing its figures rest on.
 """
 

@@ -1,6 +1,6 @@
 """CSV exports of a tournament: its standings and every hand's result per side.
 
-Column names are stable (README, "Exports"); new columns are only ever appended.
+Column names are stable (docs/guide.md, "Exports"); new columns are only ever appended.
 Rows are produced in a fixed number of queries and streamed. Only published rounds are
 exported: a draft round has no results yet, and its tables are the staff's.
 

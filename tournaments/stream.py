@@ -624,7 +624,7 @@ def _refusal_headers(status: int) -> dict[str, str]:
 HEADERS = {
     "Content-Type": "text/event-stream",
     "Cache-Control": "no-cache",
-    "X-Accel-Buffering": "no",  # nginx: pass each event on at once (see the README)
+    "X-Accel-Buffering": "no",  # nginx: pass each event on at once (docs/production.md)
 }
 
 

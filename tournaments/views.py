@@ -249,7 +249,7 @@ def _live_answer(
     else:
         patch_cache_control(response, private=True, no_cache=True)
     # The language comes from the header or the language cookie; a proxy keys on both
-    # and passes signed-in visitors through (see the README).
+    # and passes signed-in visitors through (docs/production.md, micro-caching).
     patch_vary_headers(response, ("Accept-Language", "Cookie"))
     return live.served(response, from_cache=from_cache)
 
