@@ -18,12 +18,14 @@ from circuit.models import LadderSession, Pool, Series
 from circuit.series_seen import standings_for
 from circuit.services import ladders as ladder_services
 from circuit.services import series as series_services
+from circuit.services.common import CircuitError
 from circuit.services.seeding import seed_by_rating
 from config.pagination import Pages, page_response
 from scoring.api import fields
 from scoring.api.serializers import bounded
 from scoring.bounds import ID_MAX
 from scoring.rulesets import PRESETS
+from tournaments.api.confirm import confirm_field, require_confirmed
 from tournaments.models import Stage, Tournament
 
 SERIES_FIELDS = [
@@ -340,6 +342,7 @@ class LadderPlayerBody(serializers.Serializer):
     player_id = bounded(1, ID_MAX, required=False)
     name = fields.Text(max_length=120, required=False, default="")
     reason = fields.Text(max_length=500, required=False, default="", help_text="Why (forfeit).")
+    confirm = confirm_field()  # forfeit and close: each ends a game or removes people
 
 
 def _ladder(request, slug: str) -> LadderSession:
@@ -422,9 +425,10 @@ PLAYER_ACTIONS = ("check-in", "check-out", "ask", "forfeit")
 class LadderActionView(APIView):
     """``check-in`` (``player_id`` or ``name``: yourself, or a player without an account
     whom you organize), ``check-out`` (``player_id``), ``ask`` (``player_id``: ask a
-    player with an account to check in), ``forfeit`` (``player_id``, ``reason``: your
-    seat, or as the organizer a seat at your table), ``form`` (seat whoever waits now),
-    ``close``."""
+    player with an account to check in), ``forfeit`` (``player_id``, ``reason``,
+    ``confirm``: your seat, or as the organizer a seat at your table), ``form`` (seat
+    whoever waits now), ``close`` (``confirm``). A forfeit or a close without
+    ``confirm: true`` changes nothing and the answer (400) says what it would do."""
 
     @extend_schema(
         operation_id="ladders_act", request=LadderPlayerBody, responses={200: OpenApiTypes.OBJECT}
@@ -434,7 +438,8 @@ class LadderActionView(APIView):
         if action not in LADDER_ACTIONS:
             raise Http404
         _signed_in(request)
-        body = LadderPlayerBody(data=request.data if action in PLAYER_ACTIONS else {})
+        confirming = action in PLAYER_ACTIONS or action == "close"
+        body = LadderPlayerBody(data=request.data if confirming else {})
         body.is_valid(raise_exception=True)
         player = None
         if "player_id" in body.validated_data:
@@ -455,12 +460,22 @@ class LadderActionView(APIView):
             elif action == "ask":
                 ladder_services.ask(session, by=user, player=player)
             elif action == "forfeit":
+                require_confirmed(
+                    body.validated_data["confirm"],
+                    ladder_services.forfeit_effect(session, by=user, player=player),
+                    CircuitError,
+                )
                 ladder_services.forfeit(
                     session, by=user, player=player, reason=body.validated_data["reason"]
                 )
             elif action == "form":
                 ladder_services.form_now(session, by=user)
             else:
+                require_confirmed(
+                    body.validated_data["confirm"],
+                    ladder_services.close_effect(session, by=user),
+                    CircuitError,
+                )
                 ladder_services.close_session(session, by=user)
             return Response(ladder_state(LadderSession.objects.get(pk=session.pk)))
 

@@ -19,6 +19,7 @@ from circuit.services import ladders as ladder_services
 from circuit.services import series as series_services
 from circuit.services.common import CircuitError, bounded
 from domain.i18n import told
+from domain.say import say
 from scoring.rulesets import PRESETS
 from tournaments.models import Stage
 
@@ -217,22 +218,28 @@ def ladder_act(request, slug: str, action: str):
         elif action == "ask":
             ladder_services.ask(session, by=user, player=_named_account(request))
         elif action == "forfeit":
+            player = _posted_player(request)
+            _confirmed(request, ladder_services.forfeit_effect(session, by=user, player=player))
             ladder_services.forfeit(
-                session,
-                by=user,
-                player=_posted_player(request),
-                reason=request.POST.get("reason", ""),
+                session, by=user, player=player, reason=request.POST.get("reason", "")
             )
         elif action == "form":
             made = ladder_services.form_now(session, by=user)
             messages.success(request, gettext("Tables formed: {count}.").format(count=len(made)))
         elif action == "close":
+            _confirmed(request, ladder_services.close_effect(session, by=user))
             ladder_services.close_session(session, by=user)
         else:
             raise Http404("No such action.")
     except CircuitError as error:
         messages.error(request, told(error.message))
     return redirect("ladder-page", slug=session.slug)
+
+
+def _confirmed(request, effect) -> None:
+    """Nothing ends and nobody leaves until the form's box saying ``effect`` is ticked."""
+    if request.POST.get("confirm") != "1":
+        raise CircuitError(say("Nothing changed: {effect}", effect=told(effect)), "confirm")
 
 
 def _posted_player(request) -> Player:

@@ -11,7 +11,8 @@ from pathlib import Path
 from django.utils import timezone
 from django.utils.translation import gettext
 
-LOCAL_FORMAT = "%Y-%m-%d %H:%M"
+from domain.times import zoned_text
+
 # What a datetime-local input sends, and what an organizer may type instead.
 READ_FORMATS = ("%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S")
 
@@ -30,9 +31,7 @@ def local(moment: datetime | None, tournament) -> datetime | None:
 
 def local_text(moment: datetime | None, tournament) -> str:
     """``2026-11-24 18:00 (America/Puerto_Rico)``; empty for no time."""
-    if moment is None:
-        return ""
-    return f"{local(moment, tournament).strftime(LOCAL_FORMAT)} ({zone(tournament).key})"
+    return zoned_text(moment, zone(tournament))
 
 
 def input_value(moment: datetime | None, tournament) -> str:

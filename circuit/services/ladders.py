@@ -25,7 +25,7 @@ from circuit.models import (
 )
 from circuit.rating import Skill
 from circuit.services.common import CircuitConflict, CircuitError, bounded, clean_name, unique_slug
-from domain.say import say
+from domain.say import say, say_n
 from scoring import officiating
 from scoring import services as scoring
 from scoring.models import Game, OfficialAct, Seat
@@ -255,20 +255,52 @@ def forfeit(session: LadderSession, *, by, player: Player, reason: str) -> Game:
     reads them), and only over a seat its player consented to."""
     with transaction.atomic():
         session = LadderSession.objects.select_for_update().get(pk=session.pk)
-        seat = (
-            LadderSeat.objects.select_related("table__session", "table__game", "player")
-            .filter(table__session=session, table__done=False, player=player)
-            .first()
-        )
-        if seat is None or seat.table.game.status == Game.Status.FINISHED:
-            raise CircuitConflict(
-                say("{name} is not at a table in play.", name=str(player)), "player"
-            )
-        require(by, "ladder.forfeit", seat)
+        seat = _seat_in_play(session, by=by, player=player)
         game = seat.table.game
         seat_name = game.seats.filter(player=player).values_list("name", flat=True).first()
         with forfeiting(by, game):
             return officiating.forfeit_seat(game, seat_name, reason, by)
+
+
+def _seat_in_play(session: LadderSession, *, by, player: Player) -> LadderSeat:
+    """``player``'s seat at a table of ``session`` in play, which ``by`` may forfeit."""
+    seat = (
+        LadderSeat.objects.select_related("table__session", "table__game", "player")
+        .filter(table__session=session, table__done=False, player=player)
+        .first()
+    )
+    if seat is None or seat.table.game.status == Game.Status.FINISHED:
+        raise CircuitConflict(say("{name} is not at a table in play.", name=str(player)), "player")
+    require(by, "ladder.forfeit", seat)
+    return seat
+
+
+def forfeit_effect(session: LadderSession, *, by, player: Player):
+    """What ``by`` forfeiting ``player``'s game does, in words to confirm it by (refused
+    as the forfeit itself would be: nobody learns more than the act would tell them)."""
+    seat = _seat_in_play(session, by=by, player=player)
+    return say(
+        "The game at table {table} ends now as {name}'s forfeit: they are placed last, the "
+        "others by their totals.",
+        table=seat.table.number,
+        name=str(player),
+    )
+
+
+def close_effect(session: LadderSession, *, by):
+    """What closing ``session`` does, in words to confirm it by."""
+    require(by, "ladder.manage", session)
+    if session.status != LadderSession.Status.OPEN:
+        raise CircuitConflict(say("This session is closed."), "session")
+    waiting = LadderPlayer.objects.filter(session=session, waiting_since__isnull=False).count()
+    return say_n(
+        "The session closes for good: the {count} player waiting leaves the list and nobody "
+        "may check in; tables in play finish as usual.",
+        "The session closes for good: the {count} players waiting leave the list and nobody "
+        "may check in; tables in play finish as usual.",
+        waiting,
+        count=waiting,
+    )
 
 
 def _allowed(user, action, obj) -> bool:

@@ -55,3 +55,15 @@ def preset_label(key):
 
     preset = PRESETS.get(key)
     return preset.label if preset is not None else key
+
+
+@register.filter
+def zoned(moment) -> str:
+    """``moment`` on the page's clock (the event's zone on an event's pages and its games',
+    else the site's), in the one format times show in, the zone named:
+    ``2026-11-24 18:00 (America/Puerto_Rico)``."""
+    from django.utils import timezone
+
+    from domain.times import zoned_text
+
+    return zoned_text(moment, timezone.get_current_timezone())

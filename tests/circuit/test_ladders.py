@@ -116,7 +116,13 @@ def test_the_api_runs_a_session(organizer, committed):
         "/api/v1/ladders/", {"name": "x", "ruleset": "partners", "table_size": 3}, format="json"
     )
     assert bad.status_code == 400
-    assert api.post(f"/api/v1/ladders/{slug}/close/").json()["status"] == "closed"
+    # Closing sends everyone waiting away: without confirm nothing changes, and it says so.
+    unconfirmed = api.post(f"/api/v1/ladders/{slug}/close/")
+    assert unconfirmed.status_code == 400
+    assert "The session closes for good" in unconfirmed.json()["detail"]
+    assert LadderSession.objects.get(slug=slug).status == "open"
+    closed = api.post(f"/api/v1/ladders/{slug}/close/", {"confirm": True}, format="json")
+    assert closed.json()["status"] == "closed"
 
 
 def test_a_player_checks_themself_in_on_the_page(client, organizer):
@@ -349,12 +355,31 @@ def test_a_player_forfeits_their_own_seat_and_the_audit_list_says_so(
     session, table, bob = two_at_a_table
     url = f"/api/v1/ladders/{session.slug}/forfeit/"
     for user, player in ((mallory, ana), (ana.user, bob)):
-        refused = client_for(user).post(url, {"player_id": player.pk, "reason": "x"}, format="json")
+        refused = client_for(user).post(
+            url, {"player_id": player.pk, "reason": "x", "confirm": True}, format="json"
+        )
         assert refused.status_code == 403
-    assert client_for(ana.user).post(url, {"player_id": ana.pk}, format="json").status_code == 400
+        # Unconfirmed, a stranger is refused all the same, and learns nothing of the table.
+        unconfirmed = client_for(user).post(url, {"player_id": player.pk}, format="json")
+        assert unconfirmed.status_code == 403
+    no_reason = {"player_id": ana.pk, "confirm": True}
+    assert client_for(ana.user).post(url, no_reason, format="json").status_code == 400
+    # Without confirm nothing changes and the answer says what the forfeit would do.
+    unconfirmed = client_for(ana.user).post(
+        url, {"player_id": ana.pk, "reason": "Called away"}, format="json"
+    )
+    assert unconfirmed.status_code == 400
+    assert unconfirmed.json()["detail"] == (
+        f"Nothing changed: The game at table {table.number} ends now as "
+        f"{ana.display_name}'s forfeit: they are placed last, the others by their totals. "
+        "Send confirm: true to do it."
+    )
+    table.game.refresh_from_db()
+    assert table.game.status != "finished" and not table.game.forfeits
+    assert not OfficialAct.objects.filter(game=table.game).exists()
     with committed():
         done = client_for(ana.user).post(
-            url, {"player_id": ana.pk, "reason": "Called away"}, format="json"
+            url, {"player_id": ana.pk, "reason": "Called away", "confirm": True}, format="json"
         )
     assert done.status_code == 200
     table.game.refresh_from_db()
@@ -396,7 +421,19 @@ def test_the_ladder_page_offers_the_request_and_the_forfeit(client, two_at_a_tab
     client.force_login(ana.user)
     page = client.get(f"/ladders/{session.slug}/").content.decode()
     assert "Forfeit my game" in page
-    client.post(f"/ladders/{session.slug}/do/forfeit/", {"player": ana.pk, "reason": "Tired"})
+    # The page asks in words before the forfeit: a box to tick that says what it does.
+    assert 'name="confirm" value="1" id="own-forfeit-confirm" required' in page
+    assert f"The game at table {table.number} ends now as your forfeit: you are placed last" in page
+    unticked = client.post(
+        f"/ladders/{session.slug}/do/forfeit/", {"player": ana.pk, "reason": "Tired"}, follow=True
+    )
+    assert "Nothing changed: The game at table" in unticked.content.decode()
+    table.game.refresh_from_db()
+    assert table.game.status != "finished"
+    client.post(
+        f"/ladders/{session.slug}/do/forfeit/",
+        {"player": ana.pk, "reason": "Tired", "confirm": "1"},
+    )
     table.game.refresh_from_db()
     assert table.game.status == "finished"
 
@@ -427,3 +464,35 @@ def test_a_player_stays_the_organizer_who_created_them(organizer, mallory):
     theirs = ladders.create_session(by=mallory, name="Theirs", ruleset_key="cutthroat")
     with pytest.raises(CircuitError):
         ladders.check_in(theirs, by=mallory, player=zoe)
+
+
+def test_the_organizer_confirms_a_forfeit_and_closing_on_the_page(
+    client, two_at_a_table, organizer
+):
+    """The organizer's forfeit of a seat and closing the session each ask, in words that
+    say their effect, in English and Spanish; unticked, nothing changes."""
+    session, table, bob = two_at_a_table
+    client.force_login(organizer)
+    page = client.get(f"/ladders/{session.slug}/").content.decode()
+    assert f'id="forfeit-confirm-{table.number}" required' in page
+    assert f"The game at table {table.number} ends now as the chosen player" in page
+    assert 'id="close-confirm" required' in page
+    assert "The session closes for good" in page
+    spanish = client.get(f"/ladders/{session.slug}/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert f"La partida de la mesa {table.number} termina ahora" in spanish
+    assert "La sesión se cierra definitivamente" in spanish
+
+    forfeit = f"/ladders/{session.slug}/do/forfeit/"
+    said = client.post(forfeit, {"player": bob.pk, "reason": "Left"}, follow=True)
+    assert f"{bob.display_name}&#x27;s forfeit" in said.content.decode()
+    closing = client.post(f"/ladders/{session.slug}/do/close/", follow=True).content.decode()
+    assert "Nothing changed: The session closes for good" in closing
+    table.game.refresh_from_db()
+    session.refresh_from_db()
+    assert table.game.status != "finished" and session.status == "open"
+
+    client.post(forfeit, {"player": bob.pk, "reason": "Left", "confirm": "1"})
+    client.post(f"/ladders/{session.slug}/do/close/", {"confirm": "1"})
+    table.game.refresh_from_db()
+    session.refresh_from_db()
+    assert table.game.forfeits and session.status == "closed"

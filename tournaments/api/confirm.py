@@ -21,14 +21,14 @@ def confirm_field(**kwargs) -> fields.Flag:
     return fields.Flag(required=False, default=False, help_text=CONFIRM_HELP, **kwargs)
 
 
-def require_confirmed(confirmed: bool, effect) -> None:
+def require_confirmed(confirmed: bool, effect, error=services.TournamentError) -> None:
     """Refuse an act not confirmed, saying what it would do (``effect``: one message or a
-    list of them)."""
+    list of them), as ``error`` (the calling app's own 400)."""
     if confirmed is True:
         return
     lines = effect if isinstance(effect, list | tuple) else [effect]
     said = " ".join(told(line) for line in lines)
-    raise services.TournamentError(
+    raise error(
         told(say("Nothing changed: {effect} Send confirm: true to do it.", effect=said)),
         "confirm",
     )
