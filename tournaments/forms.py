@@ -217,6 +217,33 @@ class StageOptions(forms.Form):
         ),
     )
 
+    bye_scores = forms.ChoiceField(
+        label=_("A bye scores"),
+        choices=[
+            ("", _("as the event's bye policy says (by default the first below)")),
+            (
+                "round_winners_average",
+                _("a win, with the average points for of the round's winners"),
+            ),
+            ("stage_average", _("a win, with the stage's average game total")),
+            ("nothing", _("nothing")),
+        ],
+        required=False,
+        help_text=_(
+            "What an entrant who sits out a round (the field does not fill the last "
+            "table) gets: a game won, against nothing, with the points for said here "
+            "(on the stage's points basis, to hundredths of a point), or nothing."
+        ),
+    )
+    bye_match_points = forms.DecimalField(
+        label=_("A bye's match points"),
+        required=False,
+        min_value=0,
+        max_value=999999,
+        decimal_places=2,
+        help_text=_("Blank: a win's."),
+    )
+
     def clean(self):
         data = super().clean()
         self._name_follows_format(data)
@@ -248,6 +275,11 @@ class StageOptions(forms.Form):
             settings["third_place"] = True
         if data.get("points_basis") == "raw":
             settings["points_basis"] = "raw"
+        if data.get("bye_scores"):
+            settings["bye_scores"] = data["bye_scores"]
+        if data.get("bye_match_points") is not None:
+            points = data["bye_match_points"]
+            settings["bye_match_points"] = int(points) if points == int(points) else float(points)
         return settings
 
 
@@ -301,7 +333,20 @@ class SettingsForm(RulesForm):
         label=_("Time zone"),
         help_text=_("Every time on the event's pages is shown in this zone."),
     )
-    bye_policy = forms.ChoiceField(label=_("A bye counts as"), choices=Tournament.ByePolicy.choices)
+    bye_policy = forms.ChoiceField(
+        label=_("A bye counts as"),
+        # A stage's own choice (its "A bye scores") comes first; this is the default.
+        choices=[
+            (
+                Tournament.ByePolicy.WIN_AVERAGE,
+                _(
+                    "A win, its points for as each stage says (by default the round "
+                    "winners' average)"
+                ),
+            ),
+            (Tournament.ByePolicy.NOTHING, Tournament.ByePolicy.NOTHING.label),
+        ],
+    )
     include_live = forms.BooleanField(
         label=_("Count games in play in the standings"),
         required=False,
@@ -376,6 +421,8 @@ class StageForm(StageOptions):
         "third_place",
         "grand_final_reset",
         "points_basis",
+        "bye_scores",
+        "bye_match_points",
     ]
 
 

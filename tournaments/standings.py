@@ -93,6 +93,14 @@ def target_scale(targets: Mapping[int, int], stage_target: int) -> Scale:
 # Every point counts one: raw totals, or a field whose tables all play to one target.
 SAME_SCALE = Scale()
 
+# What a bye scores, a stage setting (RULES.md, "Fields that don't divide"): a game won
+# with points for the average points for of that round's winners (the default, the
+# common club practice), a game won with the stage's average game total, or nothing.
+# Either average is on the stage's points basis and rounded to hundredths of a point, as
+# the "Average points" column is.
+ROUND_WINNERS, STAGE_AVERAGE, NO_SCORE = "round_winners_average", "stage_average", "nothing"
+BYE_SCORES = (ROUND_WINNERS, STAGE_AVERAGE, NO_SCORE)
+
 
 @dataclass(frozen=True)
 class StandingsSettings:
@@ -104,10 +112,50 @@ class StandingsSettings:
         "seed",
     )
     placement_points: Mapping[int, Mapping[int, float]] = field(default_factory=dict)
-    bye_policy: str = "win_average"
+    bye_scores: str = ROUND_WINNERS
+    # A bye's match points; None: a win's at a table of two (the placement points').
+    bye_match_points: float | None = None
     include_live: bool = False
     points_basis: str = TARGET_SHARE
     scale: Scale = SAME_SCALE
+
+
+class Tally(NamedTuple):
+    """Points summed over some seats, raw and weighed by their tables' ``Scale``."""
+
+    points: int = 0
+    scaled: int = 0
+    seats: int = 0
+
+    def plus(self, points: int, scaled: int, seats: int) -> "Tally":
+        return Tally(self.points + points, self.scaled + scaled, self.seats + seats)
+
+    def average(self, settings: StandingsSettings) -> float:
+        """The mean per seat on the settings' points basis, to hundredths of a point."""
+        if not self.seats:
+            return 0
+        if settings.points_basis == RAW_TOTALS or settings.scale == SAME_SCALE:
+            return round(self.points / self.seats, 2)
+        return round(self.scaled / (self.seats * settings.scale.unit), 2)
+
+
+def add_winners(winners: dict[int, Tally], game: GameRow, scale: Scale = SAME_SCALE) -> None:
+    """Add one game's winners' points to its round's tally (``ROUND_WINNERS``)."""
+    weight = scale.of(len(game.entrants))
+    for result in game.entrants:
+        if result.won:
+            tally = winners.get(game.round_number, Tally())
+            winners[game.round_number] = tally.plus(result.total, result.total * weight, 1)
+
+
+def bye_match_points(settings: StandingsSettings) -> float:
+    """What a bye adds to match points: nothing under ``NO_SCORE``, else the stage's
+    ``bye_match_points``, or by default a win's at a table of two."""
+    if settings.bye_scores == NO_SCORE:
+        return 0
+    if settings.bye_match_points is not None:
+        return float(settings.bye_match_points)
+    return _points_for_place(settings, 2, 1, True)
 
 
 # Points against are kept in sixtieths of a point: at tables of two to six sides an
@@ -418,25 +466,38 @@ def settle(
     records: Mapping[int, Record],
     settings: StandingsSettings,
     byes: Iterable[ByeRow],
-    average: float,
+    average: float | Tally,
+    winners: Mapping[int, Tally] | None = None,
 ) -> None:
     """Count the byes and derive match points, points for and against, and Buchholz
     (once, after every game was added).
 
-    ``average`` is the stage's average game total: under the ``win_average`` policy a
-    bye counts as a game won with it, against nothing. Points for and against are the
-    raw totals or the totals weighed by their tables' targets, as the settings'
-    ``points_basis`` says (see ``Scale``).
+    ``average`` is the stage's game totals (a ``Tally``; a plain number is taken as the
+    average itself) and ``winners`` each round's winners' (by round number). Unless the
+    settings' ``bye_scores`` is ``NO_SCORE`` a bye counts as a game won with
+    ``bye_match_points``, against nothing, its points for the average of its round's
+    winners (``ROUND_WINNERS``: none yet, none) or the stage's average game total
+    (``STAGE_AVERAGE``), on the stage's basis. Points for and against are the raw totals
+    or the totals weighed by their tables' targets, as the settings' ``points_basis``
+    says (see ``Scale``).
     """
     raw = settings.points_basis == RAW_TOTALS
     unit = settings.scale.unit
-    if settings.bye_policy == "win_average":
+    bye_points_for: dict[int, list[float]] = defaultdict(list)
+    if settings.bye_scores != NO_SCORE:
+        if settings.bye_scores == ROUND_WINNERS:
+            rounds = {n: tally.average(settings) for n, tally in (winners or {}).items()}
+            worth = lambda bye: rounds.get(bye.round_number, 0)  # noqa: E731
+        else:
+            stage = average.average(settings) if isinstance(average, Tally) else average
+            worth = lambda bye: stage  # noqa: E731
         for bye in byes:
             record = records.get(bye.entrant_id)
             if record is not None:
                 record.byes += 1
+                bye_points_for[bye.entrant_id].append(worth(bye))
     tables = settings.placement_points
-    bye_points = _points_for_place(settings, 2, 1, True)
+    bye_points = bye_match_points(settings)
     for record in records.values():
         points = record.game_points + record.byes * bye_points
         if record.places:
@@ -449,11 +510,13 @@ def settle(
             points = math.fsum([*parts, points])
         # Organizers' points are decimals: rounded, any order of summing agrees.
         record.match_points = round(points, 6)
+        # The byes' points for are hundredths: summed exactly, in any order.
+        extra = math.fsum(bye_points_for.get(record.entrant_id, ()))
         if raw or settings.scale == SAME_SCALE:
-            record.points_for = record.total + record.byes * average
+            record.points_for = round(record.total + extra, 6) if extra else record.total
             record.points_against = record.against_sixtieths / SIXTIETHS
         else:
-            record.points_for = round(record.scaled_total / unit + record.byes * average, 6)
+            record.points_for = round(record.scaled_total / unit + extra, 6)
             record.points_against = record.scaled_against / (SIXTIETHS * unit)
         record.games += record.byes
         record.wins += record.byes
@@ -476,13 +539,16 @@ def _records(
     byes: Iterable[ByeRow],
 ) -> dict[int, Record]:
     records = new_records(entrants)
-    totals = 0
-    seats = 0
+    stage = Tally()
+    winners: dict[int, Tally] = {}
     for game in games:
         add_game(records, game, settings.scale)
-        totals += sum(result.total for result in game.entrants)
-        seats += len(game.entrants)
-    settle(records, settings, byes, totals / seats if seats else 0)
+        points = sum(result.total for result in game.entrants)
+        stage = stage.plus(
+            points, points * settings.scale.of(len(game.entrants)), len(game.entrants)
+        )
+        add_winners(winners, game, settings.scale)
+    settle(records, settings, byes, stage, winners)
     return records
 
 

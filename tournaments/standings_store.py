@@ -33,8 +33,11 @@ from tournaments.models import (
 )
 from tournaments.signals import standings_rewritten
 from tournaments.standings import (
+    BYE_SCORES,
     METRICS,
+    NO_SCORE,
     POINTS_BASES,
+    ROUND_WINNERS,
     SAME_SCALE,
     SIXTIETHS,
     TARGET_SHARE,
@@ -46,7 +49,9 @@ from tournaments.standings import (
     Scale,
     StandingRow,
     StandingsSettings,
+    Tally,
     add_game,
+    add_winners,
     bracket_order,
     by_finish,
     check_order,
@@ -98,9 +103,28 @@ def points_basis(stage: Stage | None) -> str:
     return basis if basis in POINTS_BASES else TARGET_SHARE
 
 
+def bye_scores(tournament: Tournament, stage: Stage | None) -> str:
+    """What a bye scores in the stage (``standings.BYE_SCORES``): the stage's
+    ``bye_scores`` setting; without one, nothing where the tournament's bye policy says
+    so, else a win with the average points for of the round's winners."""
+    chosen = (stage.settings or {}).get("bye_scores") if stage is not None else None
+    if chosen in BYE_SCORES:
+        return chosen
+    return NO_SCORE if tournament.bye_policy == Tournament.ByePolicy.NOTHING else ROUND_WINNERS
+
+
+def stage_byes(tournament: Tournament, stage: Stage | None) -> dict:
+    """The stage's bye settings as ``StandingsSettings`` fields."""
+    points = (stage.settings or {}).get("bye_match_points") if stage is not None else None
+    return {
+        "bye_scores": bye_scores(tournament, stage),
+        "bye_match_points": points if isinstance(points, (int, float)) else None,
+    }
+
+
 def settings_for(tournament: Tournament, stage: Stage | None = None) -> StandingsSettings:
     """The tournament's ranking choices as the pure module takes them (with ``stage``,
-    that stage's points basis; without, the default)."""
+    that stage's points basis and byes; without, the defaults)."""
     points = {
         int(size): {int(place): value for place, value in table.items()}
         for size, table in (tournament.placement_points or {}).items()
@@ -108,10 +132,10 @@ def settings_for(tournament: Tournament, stage: Stage | None = None) -> Standing
     return StandingsSettings(
         order=tuple(tournament.tiebreak_order),
         placement_points=points,
-        bye_policy=tournament.bye_policy,
         include_live=tournament.include_live,
         points_basis=points_basis(stage),
         scale=table_scale(tournament),
+        **stage_byes(tournament, stage),
     )
 
 
@@ -146,6 +170,16 @@ LEFT JOIN scoring_game g ON g.id = m.game_id
 WHERE s.tournament_id = %s AND r.status <> 'draft'
   AND (m.bye OR (%s AND g.status = 'in_progress'))
 ORDER BY m.id, ms.position
+"""
+# Per stage and round, the winners' points in finished games (a bye scoring the average
+# of its round's winners, ``standings.ROUND_WINNERS``).
+WINNERS_SQL = """
+SELECT r.stage_id, r.number, SUM(ms.total), {scaled}, COUNT(*)
+FROM tournaments_matchseat ms
+JOIN tournaments_round r ON r.id = ms.round_id
+JOIN tournaments_stage s ON s.id = r.stage_id
+WHERE s.tournament_id = %s AND ms.total IS NOT NULL AND r.status <> 'draft' AND ms.won
+GROUP BY r.stage_id, r.number
 """
 # Every seat of some finished games, for head to head.
 TABLES_SQL = """
@@ -189,9 +223,7 @@ def _results_sql(settings: StandingsSettings) -> tuple[str, list]:
     scaled = "0, 0"
     scale = settings.scale
     if scale.weights:
-        whens = " ".join(["WHEN %s THEN CAST(%s AS BIGINT)"] * len(scale.weights))
-        weight = f"CASE ms.sides {whens} ELSE CAST(%s AS BIGINT) END"
-        steps = [value for pair in scale.weights.items() for value in pair] + [scale.unit]
+        weight, steps = _weight_sql(scale)
         params += steps * 2
         scaled = (
             f"CAST(SUM(ms.total * {weight}) AS BIGINT), CAST(SUM(ms.opponents_total * "
@@ -203,6 +235,27 @@ def _results_sql(settings: StandingsSettings) -> tuple[str, list]:
     return sql, params
 
 
+def _weight_sql(scale: Scale) -> tuple[str, list]:
+    """A seat's ``Scale`` weight by its table's size, as SQL, and its parameters."""
+    whens = " ".join(["WHEN %s THEN CAST(%s AS BIGINT)"] * len(scale.weights))
+    steps = [value for pair in scale.weights.items() for value in pair] + [scale.unit]
+    return f"CASE ms.sides {whens} ELSE CAST(%s AS BIGINT) END", steps
+
+
+def load_winners(tournament: Tournament, settings: StandingsSettings) -> dict[tuple, Tally]:
+    """Per (stage id, round number), the finished games' winners' points (one query)."""
+    scaled, params = "0", []
+    if settings.scale.weights:
+        weight, params = _weight_sql(settings.scale)
+        scaled = f"CAST(SUM(ms.total * {weight}) AS BIGINT)"
+    with connection.cursor() as cursor:
+        cursor.execute(WINNERS_SQL.format(scaled=scaled), [*params, tournament.pk])
+        return {
+            (stage_id, number): Tally(points, scaled_points, seats)
+            for stage_id, number, points, scaled_points, seats in cursor.fetchall()
+        }
+
+
 class StageRows:
     """One stage's records as loaded, before the byes and derived metrics are settled."""
 
@@ -211,13 +264,17 @@ class StageRows:
         self.records: dict[int, Record] = new_records(entrants)
         self.byes: list[ByeRow] = []
         self.live: list[GameRow] = []
+        # The live games' winners, by round (the finished games' are read when needed).
+        self.winners: dict[int, Tally] = {}
         self.points = 0
+        self.scaled = 0
         self.seats = 0
         self.last_hand_at = None
 
     @property
-    def average(self) -> float:
-        return self.points / self.seats if self.seats else 0
+    def totals(self) -> Tally:
+        """Every counted seat's points, for the stage's average game total."""
+        return Tally(self.points, self.scaled, self.seats)
 
     def saw_hand(self, at) -> None:
         """Keep the latest hand the stage's standings include."""
@@ -279,6 +336,7 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
     ) in grouped:
         stage = stages[stage_id]
         stage.points += total
+        stage.scaled += scaled_total
         stage.seats += games
         if last_hand_at is not None:
             stage.saw_hand(last_hand_at)
@@ -319,7 +377,10 @@ def load_records(tournament: Tournament, settings: StandingsSettings) -> dict[in
         )
         stage.live.append(game)
         add_game(stage.records, game, settings.scale)
-        stage.points += sum(result.total for result in results)
+        add_winners(stage.winners, game, settings.scale)
+        points = sum(result.total for result in results)
+        stage.points += points
+        stage.scaled += points * settings.scale.of(len(results))
         stage.seats += len(results)
     return stages
 
@@ -424,23 +485,41 @@ def bracket_finishes(stage: Stage, entrant_ids) -> dict[int, int] | None:
 def rank_stages(
     tournament: Tournament,
     brackets: dict[int, Stage] | None = None,
-    bases: dict[int, str] | None = None,
+    stages: list[Stage] | None = None,
 ) -> tuple[dict[int, list[StandingRow]], datetime | None]:
     """Every stage's standings computed now, in stage order, and the latest hand they
     include. A bracket's are ranked by its finish first (``bracket_order``); ``brackets``
-    are the tournament's bracket stages, and ``bases`` each stage's points basis
-    (``points_basis``), where the caller has read them already."""
+    are the tournament's bracket stages, and ``stages`` all its stages (each with its
+    points basis and byes, ``settings_for``), where the caller has read them already."""
     settings = settings_for(tournament)
     check_order(settings)
-    if brackets is None or bases is None:
+    if stages is None:
         stages = list(Stage.objects.filter(tournament=tournament).select_related("tournament"))
-        brackets = bracket_stages(tournament, stages) if brackets is None else brackets
-        bases = {stage.pk: points_basis(stage) for stage in stages}
+    if brackets is None:
+        brackets = bracket_stages(tournament, stages)
+    # Each stage's points basis and byes, from its settings.
+    of_stage = {
+        stage.pk: replace(
+            settings, points_basis=points_basis(stage), **stage_byes(tournament, stage)
+        )
+        for stage in stages
+    }
+    loaded = load_records(tournament, settings)
+    # The finished games' winners, only where a bye scores their average (one query).
+    winners = {}
+    if any(
+        stage.byes and of_stage.get(stage_id, settings).bye_scores == ROUND_WINNERS
+        for stage_id, stage in loaded.items()
+    ):
+        winners = load_winners(tournament, settings)
     ranked = {}
     last_hand_at = None
-    for stage_id, stage in load_records(tournament, settings).items():
-        counted = replace(settings, points_basis=bases.get(stage_id, TARGET_SHARE))
-        settle(stage.records, counted, stage.byes, stage.average)
+    for stage_id, stage in loaded.items():
+        counted = of_stage.get(stage_id, settings)
+        for (winners_stage, number), tally in winners.items():
+            if winners_stage == stage_id:
+                stage.winners[number] = stage.winners.get(number, Tally()).plus(*tally)
+        settle(stage.records, counted, stage.byes, stage.totals, stage.winners)
         ranking = counted
         if stage_id in brackets:
             finish = bracket_finishes(brackets[stage_id], list(stage.records))
@@ -585,8 +664,7 @@ def rebuild_standings(tournament_id: int) -> int:
     with collector_paused():
         stages = list(Stage.objects.filter(tournament=tournament).select_related("tournament"))
         brackets = bracket_stages(tournament, stages)
-        bases = {stage.pk: points_basis(stage) for stage in stages}
-        ranked, last_hand = rank_stages(tournament, brackets, bases)
+        ranked, last_hand = rank_stages(tournament, brackets, stages)
         marks = officiating_marks(tournament.pk)
         order = list(tournament.tiebreak_order)
         documents = {

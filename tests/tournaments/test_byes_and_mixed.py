@@ -202,7 +202,8 @@ def test_the_pages_show_the_byes_and_the_mixed_tables(organizer):
     assert "round 1: sits out (bye)" in player
     rebuild_standings(tournament.pk)
     standings = client.get("/t/dcs-night/").content.decode()
-    assert 'data-bye-policy="win_average"' in standings and "counts as a game won" in standings
+    assert 'data-bye-scores="round_winners_average"' in standings
+    assert "the average points for of that round's winners" in standings
 
 
 def test_the_api_pairs_byes_without_table_numbers_and_refuses_with_the_reason(organizer):

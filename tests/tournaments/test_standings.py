@@ -9,12 +9,18 @@ from hypothesis import strategies as st
 
 from tournaments.standings import (
     METRICS,
+    NO_SCORE,
+    RAW_TOTALS,
+    ROUND_WINNERS,
+    STAGE_AVERAGE,
+    TARGET_SHARE,
     ByeRow,
     EntrantInfo,
     EntrantResult,
     GameRow,
     StandingsSettings,
     compute_standings,
+    target_scale,
 )
 
 
@@ -136,16 +142,86 @@ def test_ties_share_a_rank_without_seed():
     assert rows[0].reason == "level on every tiebreaker"
 
 
-def test_byes_count_as_the_organizer_chooses():
-    games = [two(1, 1, 2, 200, 100)]
-    bye = [ByeRow(3, 1)]
-    won = by_id(compute_standings(infos(1, 2, 3), games, StandingsSettings(), byes=bye))
-    assert won[3].metrics["match_points"] == 1
-    assert won[3].metrics["points_for"] == 150  # the stage's average game total
-    nothing = by_id(
-        compute_standings(infos(1, 2, 3), games, StandingsSettings(bye_policy="nothing"), byes=bye)
+# Round 1: winners scored 200 and 151 (mean 175.5); round 2: one winner, 120. Every seat
+# of the stage: 200 + 100 + 151 + 20 + 120 + 119 over six, 118.33.
+BYE_GAMES = [two(1, 1, 2, 200, 100), two(2, 4, 5, 151, 20), two(3, 1, 4, 120, 119, 2)]
+
+
+@pytest.mark.parametrize(
+    ("scores", "points_for", "match_points", "games"),
+    [
+        (ROUND_WINNERS, 175.5 + 120, 2, 2),  # the default: each round's winners' mean
+        (STAGE_AVERAGE, 2 * 118.33, 2, 2),
+        (NO_SCORE, 0, 0, 0),
+    ],
+)
+def test_a_bye_scores_what_the_stage_chooses(scores, points_for, match_points, games):
+    byes = [ByeRow(3, 1), ByeRow(3, 2)]
+    settings = StandingsSettings(bye_scores=scores)
+    rows = by_id(compute_standings(infos(1, 2, 3, 4, 5), BYE_GAMES, settings, byes=byes))
+    assert rows[3].metrics["points_for"] == pytest.approx(points_for, abs=1e-9)
+    assert rows[3].metrics["match_points"] == match_points
+    assert rows[3].games_played == games and rows[3].metrics["points_against"] == 0
+    # Its own settings: the same bye, worth what the stage says.
+    worth = by_id(
+        compute_standings(
+            infos(1, 2, 3, 4, 5),
+            BYE_GAMES,
+            StandingsSettings(bye_scores=scores, bye_match_points=0.5),
+            byes=byes,
+        )
     )
-    assert nothing[3].metrics["match_points"] == 0
+    assert worth[3].metrics["match_points"] == (0 if scores == NO_SCORE else 1)
+
+
+def test_a_bye_in_a_round_without_a_winner_yet_has_no_points_for():
+    live = GameRow(9, 3, two(9, 1, 2, 50, 20, 3).entrants, finished=False)
+    rows = by_id(
+        compute_standings(
+            infos(1, 2, 3), [*BYE_GAMES[:1], live], StandingsSettings(), byes=[ByeRow(3, 3)]
+        )
+    )
+    assert rows[3].metrics["points_for"] == 0 and rows[3].metrics["match_points"] == 1
+
+
+def test_a_bye_scores_on_the_stages_points_basis():
+    """Cutthroat at four (250) with a table of three (200): a winner's 180 at the table of
+    three counts 225 as a share of the target, 180 raw."""
+    scale = target_scale({2: 150, 3: 200, 4: 250}, 250)
+    three = GameRow(
+        1,
+        1,
+        (
+            EntrantResult(1, 0, 180, 1, True),
+            EntrantResult(2, 1, 90, 2, False),
+            EntrantResult(5, 2, 30, 3, False),
+        ),
+    )
+    four = GameRow(
+        2,
+        1,
+        tuple(
+            EntrantResult(entrant, n, total, n + 1, n == 0)
+            for n, (entrant, total) in enumerate(((4, 250), (6, 100), (8, 50), (9, 0)))
+        ),
+    )
+    games = [three, four]
+    for basis, expected in ((TARGET_SHARE, (225 + 250) / 2), (RAW_TOTALS, (180 + 250) / 2)):
+        settings = StandingsSettings(points_basis=basis, scale=scale)
+        rows = by_id(compute_standings(infos(*range(1, 10)), games, settings, byes=[ByeRow(7, 1)]))
+        assert rows[7].metrics["points_for"] == expected
+    stage = StandingsSettings(bye_scores=STAGE_AVERAGE, points_basis=TARGET_SHARE, scale=scale)
+    rows = by_id(compute_standings(infos(*range(1, 10)), games, stage, byes=[ByeRow(7, 1)]))
+    # (180 + 90 + 30) x 250/200 + 400, over seven seats.
+    assert rows[7].metrics["points_for"] == round((300 * 1.25 + 400) / 7, 2) == 110.71
+
+
+def test_the_averages_a_bye_takes_are_rounded_to_hundredths():
+    games = [two(1, 1, 2, 100, 0), two(2, 4, 5, 101, 0), two(3, 6, 7, 101, 0)]
+    rows = by_id(
+        compute_standings(infos(*range(1, 9)), games, StandingsSettings(), byes=[ByeRow(8, 1)])
+    )
+    assert rows[8].metrics["points_for"] == 100.67  # 302 / 3
 
 
 def test_withdrawn_entrants_keep_their_results_and_are_marked():

@@ -87,12 +87,15 @@ def _random_event(rng: random.Random, *, entrants: int, order: list[str], **opti
             tournament=tournament,
             order=1,
             name="S1",
-            settings={"points_basis": options_basis(rng)},
+            settings={"points_basis": options_basis(rng), **options_byes(rng)},
         )
     ]
     if rng.random() < 0.5:
         second = Stage.objects.create(
-            tournament=tournament, order=2, name="S2", settings={"points_basis": "raw"}
+            tournament=tournament,
+            order=2,
+            name="S2",
+            settings={"points_basis": "raw", **options_byes(rng)},
         )
         second.entrants.set(rng.sample(people, max(2, entrants // 2)))
         stages.append(second)
@@ -103,6 +106,9 @@ def _random_event(rng: random.Random, *, entrants: int, order: list[str], **opti
             order_ = field[:]
             rng.shuffle(order_)
             tables = []
+            if len(order_) > 2 and rng.random() < 0.4:  # one more sits out with a bye
+                tables.append(order_[:1])
+                order_ = order_[1:]
             while len(order_) >= 2:
                 size = min(rng.choice((2, 3, 4)), len(order_))
                 tables.append(order_[:size])
@@ -153,6 +159,18 @@ def options_basis(rng: random.Random) -> str:
     return rng.choice(("target_share", "target_share", "raw"))
 
 
+def options_byes(rng: random.Random) -> dict:
+    """A stage's bye settings: what a bye scores (or the tournament's policy) and, in
+    some, its own match points."""
+    chosen = {}
+    scores = rng.choice((None, "round_winners_average", "stage_average", "nothing"))
+    if scores:
+        chosen["bye_scores"] = scores
+    if rng.random() < 0.3:
+        chosen["bye_match_points"] = rng.choice((0, 0.5, 2))
+    return chosen
+
+
 ORDERS = st.permutations(list(TIEBREAKERS)).map(lambda keys: [*keys[: len(keys) // 2], "seed"])
 
 
@@ -178,7 +196,7 @@ def test_seat_results_rank_like_the_games_themselves(
     seed, entrants, order, placement_points, bye_policy, include_live, table_size
 ):
     """Over random events with tables of two, three and four (targets 150, 200 and 250)
-    in one stage, on either points basis."""
+    in one stage, on either points basis, with byes scoring each stage's choice."""
     tournament = _random_event(
         random.Random(seed),
         entrants=entrants,

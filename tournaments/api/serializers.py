@@ -156,7 +156,13 @@ class StageSerializer(serializers.ModelSerializer):
             '{"third_place": true} (single elimination) or {"grand_final_reset": false}; '
             '"points_basis": "target_share" (the default: points for and against count as a '
             "share of each table's target, told in the stage's own table size) or \"raw\" "
-            "(raw totals, whatever the table's size)."
+            '(raw totals, whatever the table\'s size); "bye_scores": what a bye scores, '
+            '"round_winners_average" (a game won with the average points for of that '
+            "round's winners, on the stage's points basis, to hundredths of a point), "
+            '"stage_average" (a game won with the stage\'s average game total) or "nothing" '
+            "(without it, the tournament's bye_policy: win_average means the round winners' "
+            'average); "bye_match_points": a bye\'s match points, a number from 0 (without '
+            "it, a win's)."
         ),
     )
 

@@ -63,14 +63,12 @@ def history(stage: Stage, entrants: list[Entrant]) -> list[EntrantStub]:
     The score is the tournament's match points (its placement points per table size,
     or a win 1), as the standings count them, so Swiss groups by what the table shows.
     """
-    from tournaments.standings import _points_for_place
+    from tournaments.standings import _points_for_place, bye_match_points
     from tournaments.standings_store import settings_for
 
     tournament = stage.tournament
-    ranking = settings_for(tournament)
-    bye_points = (
-        _points_for_place(ranking, 2, 1, True) if ranking.bye_policy == "win_average" else 0
-    )
+    ranking = settings_for(tournament, stage)
+    bye_points = bye_match_points(ranking)
     met: dict[int, dict[int, int]] = {e.pk: {} for e in entrants}
     seats: dict[int, list[int]] = {e.pk: [] for e in entrants}
     byes: dict[int, int] = dict.fromkeys(met, 0)

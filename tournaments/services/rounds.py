@@ -32,7 +32,7 @@ def add_stage(
     """Add the next stage (a round robin, Swiss, bracket or pools) to the tournament."""
     from tournaments.pairing import get_engine
     from tournaments.pairing.base import check_positive_int
-    from tournaments.standings import POINTS_BASES
+    from tournaments.standings import BYE_SCORES, POINTS_BASES
 
     if format not in Stage.Format.values:
         formats = ", ".join(Stage.Format.values)
@@ -49,6 +49,24 @@ def add_stage(
                 "points_basis is one of {bases}, not {value!r}.",
                 bases=", ".join(POINTS_BASES),
                 value=settings["points_basis"],
+            ),
+            "settings",
+        )
+    if settings.get("bye_scores", BYE_SCORES[0]) not in BYE_SCORES:
+        raise TournamentError(
+            say(
+                "bye_scores is one of {choices}, not {value!r}.",
+                choices=", ".join(BYE_SCORES),
+                value=settings["bye_scores"],
+            ),
+            "settings",
+        )
+    points = settings.get("bye_match_points", 0)
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 <= points < 1e6:
+        raise TournamentError(
+            say(
+                "bye_match_points is a number of match points from 0 up, not {value!r}.",
+                value=points,
             ),
             "settings",
         )
