@@ -27,7 +27,7 @@ def test_an_organizer_opens_a_ladder_and_four_arrivals_get_a_table(live_server, 
         with page.expect_navigation():
             page.get_by_role("button", name="Check in", exact=True).click()
         assert name in page.locator("#floor").inner_text()
-    page.get_by_text("Table 1").wait_for()
+    page.get_by_text("Table 1", exact=True).wait_for()
     floor = page.locator("#floor").inner_text()
     assert "Waiting: 1" in floor and "Eloy" in floor
     table = LadderTable.objects.get()
