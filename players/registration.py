@@ -15,12 +15,11 @@ hold the invited player back from entering with someone else.
 """
 
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q
-from django.utils import formats, timezone
+from django.utils import timezone
 
 from accounts.models import Player
 from accounts.permissions import allowed, require
@@ -31,6 +30,7 @@ from players.identity import PlayerConflict, PlayerError, record
 from players.models import ACTIVE, Application, IdentityAct, Registration
 from players.permissions import entries_of
 from tournaments import services
+from tournaments.clock import local_text
 from tournaments.models import Entrant, Tournament
 from tournaments.permissions import refuse_event_account
 from tournaments.services.entrants import admit
@@ -45,10 +45,8 @@ def registration_of(tournament: Tournament) -> Registration | None:
 
 
 def _local(moment: datetime | None, tournament: Tournament) -> str:
-    if moment is None:
-        return ""
-    local = timezone.localtime(moment, ZoneInfo(tournament.time_zone))
-    return formats.date_format(local, "DATETIME_FORMAT")
+    """On the event's clock, in the one format its pages use, the zone named."""
+    return local_text(moment, tournament)
 
 
 def registration_open(tournament: Tournament, now: datetime | None = None) -> bool:

@@ -80,3 +80,11 @@ def test_the_check_in_page_says_when_check_in_opens_with_the_zone_named(client):
         "Check-in opens 2099-11-24 18:05 (America/Puerto_Rico) and closes "
         "2099-11-24 19:05 (America/Puerto_Rico)." in page
     )
+    # Tapped before it opens, the refusal says the same times the same way.
+    refused = client.post(
+        f"/t/{tournament.slug}/check-in/", {"action": "check-in"}, follow=True
+    ).content.decode()
+    assert (
+        "Check-in is open from 2099-11-24 18:05 (America/Puerto_Rico) to "
+        "2099-11-24 19:05 (America/Puerto_Rico)." in refused
+    )
