@@ -202,3 +202,9 @@
     panel.querySelector("summary").focus({ preventScroll: true });
   });
 })();
+// The ladder floor refreshes every 10 s, but not over a forfeit being filled in: an open
+// panel there keeps its reason and its ticked box until it is sent or closed.
+document.addEventListener("htmx:beforeRequest", function (event) {
+  var part = event.detail.elt;
+  if (part && part.id === "floor" && part.querySelector("details[open]")) event.preventDefault();
+});

@@ -97,3 +97,27 @@ def test_a_ladder_forfeit_and_closing_ask_first(live_server, browser, language):
         page.get_by_role("button", name=words["close"]).click()
     assert LadderSession.objects.get(pk=session.pk).status == "closed"
     context.close()
+
+
+def test_the_organizers_forfeit_panel_stays_open_over_the_floors_refresh(live_server, phone):
+    """The floor refreshes every 10 s; a forfeit being filled in there is not wiped."""
+    organizer = UserFactory(username="org", password=PASSWORD)
+    session = ladders.create_session(
+        by=organizer, name="Martes", ruleset_key="cutthroat", table_size=2, every_minutes=5
+    )
+    for name in ("Beto", "Cira"):
+        ladders.check_in(session, by=organizer, name=name)
+    (table,) = ladders.form_now(session, by=organizer)
+    page = phone
+    log_in(page, live_server.url, "org", PASSWORD, f"/ladders/{session.slug}/")
+    page.get_by_text("Forfeit a seat").click()
+    page.locator("#forfeit-reason-1").fill("Left the hall")
+    page.get_by_label("The game at table 1 ends now as the chosen player").check()
+    page.wait_for_timeout(11_000)  # one refresh of the floor would have come and gone
+    assert page.locator("#floor details[open]").count() == 1
+    assert page.locator("#forfeit-reason-1").input_value() == "Left the hall"
+    assert page.locator("#forfeit-confirm-1").is_checked()
+    with page.expect_navigation():
+        page.locator("#floor").get_by_role("button", name="Forfeit", exact=True).click()
+    table.game.refresh_from_db()
+    assert table.game.forfeits
