@@ -203,7 +203,7 @@ def test_the_pages_show_the_byes_and_the_mixed_tables(organizer):
     rebuild_standings(tournament.pk)
     standings = client.get("/t/dcs-night/").content.decode()
     assert 'data-bye-scores="round_winners_average"' in standings
-    assert "the average points for of that round's winners" in standings
+    assert "that round's winners' average points for" in standings
 
 
 def test_the_api_pairs_byes_without_table_numbers_and_refuses_with_the_reason(organizer):

@@ -112,7 +112,7 @@ def test_the_stored_standings_score_a_bye_as_the_stage_says(organizer, chosen, p
     assert f'data-bye-scores="{scores}"' in page and f'data-bye-scores="{scores}"' in spanish
     english, castellano = {
         "round_winners_average": (
-            "the average points for of that round's winners",
+            "that round's winners' average points for",
             "al promedio de puntos a favor de los ganadores de esa ronda",
         ),
         "stage_average": ("the stage's average game total", "al total medio por partida"),
@@ -122,6 +122,8 @@ def test_the_stored_standings_score_a_bye_as_the_stage_says(organizer, chosen, p
     if "bye_match_points" in chosen:
         assert "It is worth 0.5 match points." in page
         assert "Vale 0,5 puntos de partida." in spanish
+    else:
+        assert "It is worth" not in page and "Vale " not in spanish
 
 
 def test_a_stage_chooses_what_a_bye_scores_and_an_unknown_choice_is_refused(organizer):
