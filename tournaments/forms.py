@@ -220,7 +220,7 @@ class StageOptions(forms.Form):
     bye_scores = forms.ChoiceField(
         label=_("A bye scores"),
         choices=[
-            ("", _("as the event's bye policy says (by default the first below)")),
+            ("", _("as the event's bye policy says")),
             (
                 "round_winners_average",
                 _("a win, with the average points for of the round's winners"),
