@@ -19,6 +19,12 @@ as the round alone would be seated: the repeat meetings of both kinds of event, 
 the tables stray from standings order (per table, the places its lowest and highest
 placed lie apart beyond a block of consecutive places), the rounds the lookahead changed
 and the slowest round.
+
+    .venv/bin/python bench/generate_round.py --lookahead-two [SEEDS]
+
+does the same two a table (``swiss.ahead_two_sides``; a random winner at each table, one
+point, one for a bye) for 6 to 16 entrants over up to n - 1 rounds (n for an odd field):
+the repeat meetings round by round and planned ahead, and the slowest round.
 """
 
 import cProfile
@@ -38,8 +44,8 @@ from scoring.models import Game, Seat
 from tournaments import services
 from tournaments.demo import play
 from tournaments.models import Entrant, Match, MatchSeat
-from tournaments.pairing.base import EntrantStub
-from tournaments.pairing.swiss import pair_tables, standings_order
+from tournaments.pairing.base import EntrantStub, rng_for
+from tournaments.pairing.swiss import pair_tables, pair_two_sides, standings_order
 
 ENTRANTS = int(os.environ.get("BENCH_ENTRANTS", "256"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
@@ -175,6 +181,59 @@ def lookahead(seeds: int) -> None:
     print(f"repeats {event['repeats']}; rounds changed {len(event['moved'])} of 8")
 
 
+LOOKAHEAD_TWO_SIZES = [
+    *((6, r) for r in (4, 5)),
+    *((7, r) for r in (6, 7)),
+    *((8, r) for r in (6, 7)),
+    *((9, r) for r in (8, 9)),
+    *((10, r) for r in (8, 9)),
+    *((12, r) for r in (10, 11)),
+    *((16, r) for r in (14, 15)),
+]
+
+
+def simulate_two(n: int, rounds: int, seed: int, *, ahead: bool) -> tuple[int, float]:
+    """One event two a table: its repeat meetings and its slowest round (CPU seconds)."""
+    rng = random.Random(f"two:{n}:{rounds}:{seed}")
+    met = {i: {} for i in range(n)}
+    score = dict.fromkeys(range(n), 0.0)
+    byes = dict.fromkeys(range(n), 0)
+    repeats, slowest = 0, 0.0
+    for number in range(1, rounds + 1):
+        stubs = [
+            EntrantStub(id=i, seed=i + 1, score=score[i], met=dict(met[i]), byes=byes[i])
+            for i in range(n)
+        ]
+        field = standings_order(stubs)
+        left = rounds - number + 1 if ahead else 1
+        cpu = time.process_time()
+        tables, _flags = pair_two_sides(field, left, rng_for(seed, "swiss-ahead", number))
+        slowest = max(slowest, time.process_time() - cpu)
+        for table in tables:
+            if table.bye:
+                byes[table.entrants[0]] += 1
+                score[table.entrants[0]] += 1
+                continue
+            a, b = table.entrants
+            repeats += met[a].get(b, 0)
+            met[a][b] = met[b][a] = met[a].get(b, 0) + 1
+            score[rng.choice((a, b))] += 1
+    return repeats, slowest
+
+
+def lookahead_two(seeds: int) -> None:
+    for n, rounds in LOOKAHEAD_TWO_SIZES:
+        alone = [simulate_two(n, rounds, seed, ahead=False) for seed in range(seeds)]
+        ahead = [simulate_two(n, rounds, seed, ahead=True) for seed in range(seeds)]
+        print(
+            f"{n} x {rounds} two a table, {seeds} seeds: repeats "
+            f"{sum(r for r, _ in alone)} ({sum(1 for r, _ in alone if r)} events) round by "
+            f"round, {sum(r for r, _ in ahead)} ({sum(1 for r, _ in ahead if r)}) planned "
+            f"ahead; slowest round {max(c for _, c in alone):.3f} s CPU round by round, "
+            f"{max(c for _, c in ahead):.3f} s planned ahead"
+        )
+
+
 def main() -> None:
     organizer = get_user_model().objects.create_user("bench-organizer")
     rng = random.Random(0)
@@ -210,6 +269,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    if "--lookahead-two" in sys.argv:
+        position = sys.argv.index("--lookahead-two")
+        lookahead_two(int(sys.argv[position + 1]) if len(sys.argv) > position + 1 else 20)
+        raise SystemExit(0)
     if "--lookahead" in sys.argv:
         position = sys.argv.index("--lookahead")
         lookahead(int(sys.argv[position + 1]) if len(sys.argv) > position + 1 else 20)

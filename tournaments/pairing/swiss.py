@@ -3,12 +3,14 @@
 Two sides a table: a maximum-weight matching (networkx) over the standings, where an
 edge costs more the further apart the scores and a rematch costs more than any score
 gap; the field is matched in overlapping windows of the standings so that a thousand
-entrants pair in well under a second. An odd field gives the bye to the lowest-ranked
-entrant who has had the fewest byes. Three or more a table: an optimisation over the
-whole round (``pair_tables``): fewest repeat meetings first, score groups together
-second; where the stage's rounds left could all be played without a repeat, a round is
-chosen that keeps them so (``plan_ahead``). The score is the tournament's match points
-(its placement points), as the standings count them.
+entrants pair in well under a second (a field up to ``WHOLE_FIELD`` whose windows left a
+rematch is matched whole). An odd field gives the bye to the lowest-ranked entrant who
+has had the fewest byes. Where the stage's rounds left could all be played without a
+repeat, a round is chosen that keeps them so (``ahead_two_sides``). Three or more a
+table: an optimisation over the whole round (``pair_tables``): fewest repeat meetings
+first, score groups together second; where the stage's rounds left could all be played
+without a repeat, a round is chosen that keeps them so (``plan_ahead``). The score is the
+tournament's match points (its placement points), as the standings count them.
 """
 
 import dataclasses
@@ -38,6 +40,8 @@ from tournaments.pairing.round_robin import TABLE_SIZES
 
 REMATCH = 1_000_000
 WINDOW = 48
+# Two a table, a field up to this size whose windows left a rematch is matched whole.
+WHOLE_FIELD = 96
 
 
 def standings_order(entrants: Sequence[EntrantStub]) -> list[EntrantStub]:
@@ -68,12 +72,17 @@ def _match_window(window: list[EntrantStub]) -> tuple[list[tuple], list[EntrantS
     return [(window[i], window[j]) for i, j in pairs], left
 
 
-def pair_two_sides(field: list[EntrantStub]) -> tuple[list[Table], list[Flag]]:
+def pair_two_sides(
+    field: list[EntrantStub], rounds_left: int = 1, rng=None
+) -> tuple[list[Table], list[Flag]]:
+    """Seat a Swiss round two a table: a maximum-weight matching by the standings, planned
+    ahead (``ahead_two_sides``) where ``rounds_left`` (this one counted) is more than one."""
+    bye, pairs = _match_two_sides(field)
+    if rounds_left > 1:
+        bye, pairs = ahead_two_sides(field, bye, pairs, rounds_left, rng)
     tables: list[Table] = []
     flags: list[Flag] = []
-    if len(field) % 2:
-        bye = _bye(field)
-        field = [e for e in field if e.id != bye.id]
+    if bye is not None:
         tables.append(Table((bye.id,), bye=True))
         flags.append(
             Flag(
@@ -82,6 +91,29 @@ def pair_two_sides(field: list[EntrantStub]) -> tuple[list[Table], list[Flag]]:
                 (bye.id,),
             )
         )
+    for a, b in pairs:
+        first, second = (a, b) if _sat_first(a) <= _sat_first(b) else (b, a)
+        tables.append(Table((first.id, second.id)))
+        if a.met.get(b.id):
+            flags.append(Flag("rematch", say("Repeat meeting: unavoidable."), (a.id, b.id)))
+        elif a.score != b.score:
+            low = a if a.score < b.score else b
+            flags.append(
+                Flag(
+                    "pulled_up",
+                    say("Entrant {id} pulled up to play a higher score.", id=low.id),
+                    (a.id, b.id),
+                )
+            )
+    return tables, flags
+
+
+def _match_two_sides(field: list[EntrantStub]) -> tuple[EntrantStub | None, list[tuple]]:
+    """The standings' round two a table: the bye (or None) and the pairs."""
+    bye = None
+    if len(field) % 2:
+        bye = _bye(field)
+        field = [e for e in field if e.id != bye.id]
     carry: list[EntrantStub] = []
     position = 0
     pairs = []
@@ -105,21 +137,91 @@ def pair_two_sides(field: list[EntrantStub]) -> tuple[list[Table], list[Flag]]:
             if carry:
                 raise PairingError(say("Could not pair every entrant."))
             break
-    for a, b in pairs:
-        first, second = (a, b) if _sat_first(a) <= _sat_first(b) else (b, a)
-        tables.append(Table((first.id, second.id)))
-        if a.met.get(b.id):
-            flags.append(Flag("rematch", say("Repeat meeting: unavoidable."), (a.id, b.id)))
-        elif a.score != b.score:
-            low = a if a.score < b.score else b
-            flags.append(
-                Flag(
-                    "pulled_up",
-                    say("Entrant {id} pulled up to play a higher score.", id=low.id),
-                    (a.id, b.id),
-                )
-            )
-    return tables, flags
+    if WINDOW < len(field) <= WHOLE_FIELD and any(a.met.get(b.id) for a, b in pairs):
+        # The windows left a rematch: the whole field at once may avoid it.
+        whole, _left = _match_window(field)
+        if sum(1 for a, b in whole if a.met.get(b.id)) < sum(
+            1 for a, b in pairs if a.met.get(b.id)
+        ):
+            pairs = whole
+    return bye, pairs
+
+
+def ahead_two_sides(
+    field: list[EntrantStub], bye, pairs: list[tuple], rounds_left: int, rng
+) -> tuple[EntrantStub | None, list[tuple]]:
+    """The round to seat two a table, of ``rounds_left`` still to play with nobody
+    meeting twice (``plan_ahead`` for tables of two).
+
+    Players are the field's places; an odd field adds a phantom seat after the last,
+    whom only those with the fewest byes may meet (his partner has the bye). The
+    standings' round (``bye``, ``pairs``) stands where it repeats a meeting, where
+    nobody has met yet, where a way through surely exists (``_surely_completes``), and
+    where ``lookahead.Completion`` finds perfect matchings of the pairs not yet met for
+    the rounds after it. Otherwise a schedule is searched with its first round seated
+    from the top, the best placed taking their standings partners where they can, and a
+    branch and bound (``Completion.cheapest``) looks below its cost (each pair's squared
+    score gap, standings neighbours apart a little; a bye costs more the higher its
+    holder stands) for the round closest to the standings that keeps a way through.
+    Where none exists or the work runs out before one is found, the standings' round
+    stands.
+    """
+    if any(a.met.get(b.id) for a, b in pairs) or not any(e.met for e in field):
+        return bye, pairs
+    n = len(field)
+    place = {e.id: i for i, e in enumerate(field)}
+    full = (1 << (n + n % 2)) - 1
+    allowed = [
+        full
+        & ~(1 << i)
+        & ~lookahead.mask_of(place[o] for o, c in e.met.items() if c and o in place)
+        for i, e in enumerate(field)
+    ]
+    if n % 2:
+        fewest = min(e.byes for e in field)
+        lucky = lookahead.mask_of(i for i, e in enumerate(field) if e.byes == fewest)
+        for i in range(n):
+            if not lucky >> i & 1:
+                allowed[i] &= ~(1 << n)
+        allowed.append(lucky)
+    if _surely_completes(allowed, rounds_left):
+        return bye, pairs
+    best = [tuple(sorted((place[a.id], place[b.id]))) for a, b in pairs]
+    if bye is not None:
+        best.append((place[bye.id], n))
+    completion = lookahead.Completion(allowed, [2] * (len(allowed) // 2), rng=rng, work=AHEAD_WORK)
+    if completion.rounds(rounds_left - 1, played=[best]) is not None or not completion.settled:
+        return bye, pairs
+    wanted = [0] * len(allowed)
+    for a, b in best:
+        wanted[a], wanted[b] = 1 << b, 1 << a
+
+    def price(table: tuple[int, ...]) -> float:
+        a, b = table
+        if b == n:
+            return (n - 1 - a) * 100.0
+        gap = field[a].score - field[b].score
+        return gap * gap * 100 + (b - a) * 0.01
+
+    schedule = completion.rounds(rounds_left, prefer=wanted)
+    if schedule is None:
+        return bye, pairs
+    chosen = schedule[0]
+    cost = sum(price(tuple(sorted(t))) for t in chosen)
+    exact = lookahead.Completion(allowed, [2] * (len(allowed) // 2), rng=rng, work=AHEAD_WORK)
+    closest = exact.cheapest(price, rounds_left - 1, below=cost - 1e-9)
+    chosen = sorted(tuple(sorted(t)) for t in (closest or chosen))
+    bye = next((field[a] for a, b in chosen if b == n), None)
+    return bye, [(field[a], field[b]) for a, b in chosen if b != n]
+
+
+def _surely_completes(allowed: list[int], rounds_left: int) -> bool:
+    """Whether the rounds left surely have a repeat-free schedule of pairs: where every
+    player may still meet at least half the seats after all but the last of them, each
+    round's graph of pairs not yet met has a Hamiltonian cycle (Dirac), so a perfect
+    matching, whatever the rounds before took: no search needed."""
+    m = len(allowed)
+    return min(mask.bit_count() for mask in allowed) - (rounds_left - 1) >= m / 2
 
 
 def _sat_first(entrant: EntrantStub) -> int:
@@ -681,7 +783,9 @@ class Swiss(EngineBase):
         if len(field) < 2:
             raise PairingError(say("A Swiss round needs at least two entrants."))
         if table_size == 2:
-            tables, flags = pair_two_sides(field)
+            total = self.total_rounds(len(field), table_size=table_size, settings=settings)
+            rng = rng_for(seed, "swiss-ahead", round_number)
+            tables, flags = pair_two_sides(field, total - round_number + 1, rng)
             return PairingResult(tuple(tables), tuple(flags))
         seat = seating(len(field), table_size, allowed_sizes(settings, table_size))
         byes = pick_byes(field, seat.byes)

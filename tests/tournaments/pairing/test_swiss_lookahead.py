@@ -8,7 +8,12 @@ import pytest
 from tournaments.pairing import get_engine
 from tournaments.pairing.base import EntrantStub, table_sizes
 from tournaments.pairing.lookahead import Completion, after, mask_of
-from tournaments.pairing.swiss import pair_tables, standings_order
+from tournaments.pairing.swiss import (
+    _surely_completes,
+    pair_tables,
+    pair_two_sides,
+    standings_order,
+)
 
 POINTS = {1: 3.0, 2: 2.0, 3: 1.0, 4: 0.0}  # match points per placement at a table of four
 
@@ -207,3 +212,118 @@ def test_the_branch_and_bound_finds_the_cheapest_round_the_rounds_left_can_follo
         assert sum(price(t) for t in found) == cheapest
         assert check.rounds(1, played=[found]) is not None
         assert search.cheapest(price, 1, below=cheapest) is None
+
+
+# Two a table (Cutthroat at two, Partners): the same lookahead over perfect matchings.
+
+
+def play_two(n, rounds, seed, *, alone=False):
+    """A Swiss event two a table, a random winner at each table (one match point, one for
+    a bye): each round's field (in standings order) and tables as id tuples, the bye a
+    one-tuple. ``alone`` seats each round on its own standings, without looking ahead."""
+    engine = get_engine("swiss")
+    rnd = random.Random(f"two:{n}:{rounds}:{seed}")
+    met = {i: {} for i in range(n)}
+    score = dict.fromkeys(range(n), 0.0)
+    byes = dict.fromkeys(range(n), 0)
+    for number in range(1, rounds + 1):
+        stubs = [
+            EntrantStub(id=i, seed=i + 1, score=score[i], met=dict(met[i]), byes=byes[i])
+            for i in range(n)
+        ]
+        field = standings_order(stubs)
+        if alone:
+            seated = pair_two_sides(field)[0]
+        else:
+            result = engine.pair(
+                stubs, round_number=number, table_size=2, settings={"rounds": rounds}, seed=seed
+            )
+            seated = result.tables
+        tables = [t.entrants for t in seated]
+        yield field, tables
+        for table in tables:
+            if len(table) == 1:
+                byes[table[0]] += 1
+                score[table[0]] += 1
+                continue
+            a, b = table
+            met[a][b] = met[b][a] = met[a].get(b, 0) + 1
+            score[rnd.choice(table)] += 1
+
+
+@pytest.mark.parametrize(
+    ("n", "rounds", "seeds"),
+    [
+        (6, 5, 40),
+        (7, 7, 40),
+        (8, 7, 40),
+        (9, 9, 30),
+        (10, 9, 30),
+        (10, 8, 30),
+        (12, 11, 20),
+        (12, 10, 20),
+        (16, 15, 10),
+        (16, 14, 10),
+    ],
+)
+def test_two_a_table_repeats_no_meeting_while_a_round_robin_fits(n, rounds, seeds):
+    """A round robin fits these lengths (n - 1 rounds, n with a bye for an odd field), so
+    a repeat-free schedule exists from the start; whatever the results, no meeting repeats
+    and nobody sits out twice."""
+    for seed in range(seeds):
+        sat_out = []
+        for field, tables in play_two(n, rounds, seed):
+            assert sorted(p for t in tables for p in t) == list(range(n))
+            assert repeats(field, tables) == 0, f"seed {seed}"
+            sat_out += [t[0] for t in tables if len(t) == 1]
+        assert len(sat_out) == len(set(sat_out)) == (rounds if n % 2 else 0)
+
+
+def test_two_a_table_round_by_round_repeats_where_the_lookahead_does_not():
+    """What the lookahead prevents: near the round robin's length, the standings' rounds
+    alone force a repeat in some events."""
+    events = [list(play_two(n, n - 1, seed, alone=True)) for n in (6, 8, 10) for seed in range(20)]
+    assert sum(1 for event in events if sum(repeats(*r) for r in event)) >= 5
+
+
+@pytest.mark.parametrize(("n", "rounds"), [(8, 7), (9, 9), (10, 9)])
+def test_two_a_table_round_that_leaves_a_way_through_is_seated_as_before(n, rounds):
+    """The standings' matching stands whenever perfect matchings of the pairs not yet met
+    (a phantom seat for the bye) can follow it for the rounds left; only where none can
+    does another round take its place."""
+    changed = 0
+    for seed in range(10):
+        for number, (field, tables) in enumerate(play_two(n, rounds, seed), start=1):
+            wanted = [t.entrants for t in pair_two_sides(field)[0]]
+            same = {frozenset(t) for t in tables} == {frozenset(t) for t in wanted}
+            allowed = allowed_for(field)
+            seats = [indices(field, wanted)]
+            if n % 2:
+                full = (1 << (n + 1)) - 1
+                fewest = min(e.byes for e in field)
+                lucky = mask_of(i for i, e in enumerate(field) if e.byes == fewest)
+                allowed = [
+                    (a | 1 << n) & full if lucky >> i & 1 else a for i, a in enumerate(allowed)
+                ]
+                allowed.append(lucky)
+                seats = [[(*t, n) if len(t) == 1 else t for t in seats[0]]]
+            search = Completion(
+                allowed, [2] * (len(allowed) // 2), rng=random.Random(0), work=10**6
+            )
+            follows = search.rounds(rounds - number, played=seats)
+            assert search.settled
+            assert same == (follows is not None or number == 1), f"seed {seed} round {number}"
+            changed += not same
+    assert changed  # the rounds that gave way
+
+
+def test_two_a_table_wide_field_skips_the_search_where_a_way_through_is_sure():
+    """Every player may still meet at least half the seats after all but the last of the
+    rounds left: perfect matchings surely follow (Dirac), so no search is asked."""
+    n = 40
+    full = (1 << n) - 1
+    fresh = [full & ~(1 << p) for p in range(n)]
+    assert _surely_completes(fresh, n // 2)
+    assert not _surely_completes(fresh, n // 2 + 1)
+    one_met = [mask & ~(1 << (p ^ 1)) for p, mask in enumerate(fresh)]
+    assert not _surely_completes(one_met, n // 2)
