@@ -89,45 +89,26 @@ def look_up(name: str, club: str = "", *, by=None) -> Lookup:
     return look_up_all([(name, club)], by=by)[0]
 
 
-def attachable(by, players) -> set[int]:
-    """Of ``players``, the numbers of those ``by`` may enter in an event: anyone linked
-    to an account (their entry is asked of them), and an unlinked player who plays in an
-    event ``by`` made or organizes, or in a ladder ``by`` made with consent recorded, or
-    who appears nowhere yet. A new player standing in for someone while the person is
-    asked belongs to that entry alone."""
-    from circuit.models import LadderPlayer
-    from players.models import EntryRequest
-    from tournaments.models import Entrant, Staff
+# Who may enter which unlinked player is a rule of the layers above (events, entry
+# requests, ladders); the app that holds it registers it here (``circuit.consent``), so
+# this module imports none of them. Until one does, only linked players are attachable.
+_attachable_rule = None
 
+
+def attach_rule(rule):
+    """Register ``rule(by, players) -> set[int]``, the players ``by`` may enter."""
+    global _attachable_rule
+    _attachable_rule = rule
+    return rule
+
+
+def attachable(by, players) -> set[int]:
+    """Of ``players``, the numbers of those ``by`` may enter in an event (the registered
+    rule; see ``circuit.consent.attachable``)."""
     players = list(players)
-    linked = {p.pk for p in players if p.user_id is not None}
-    ids = [p.pk for p in players if p.user_id is None]
-    if not ids:
-        return linked
-    entries = Entrant.objects.filter(Q(player_id__in=ids) | Q(partner_id__in=ids))
-    seen: set[int] = set()
-    for one, two in entries.values_list("player_id", "partner_id"):
-        seen.update((one, two))
-    ladders = LadderPlayer.objects.filter(player_id__in=ids)
-    seen.update(ladders.values_list("player_id", flat=True))
-    held = set(
-        EntryRequest.objects.filter(
-            stand_in_id__in=ids, answer=EntryRequest.Answer.PENDING
-        ).values_list("stand_in_id", flat=True)
-    )
-    mine: set[int] = set()
-    if getattr(by, "pk", None) is not None:
-        organized = Staff.objects.filter(user=by, role=Staff.Role.ORGANIZER).values("tournament")
-        for one, two in entries.filter(
-            Q(tournament__created_by=by) | Q(tournament__in=organized)
-        ).values_list("player_id", "partner_id"):
-            mine.update((one, two))
-        mine.update(
-            ladders.filter(session__created_by=by)
-            .exclude(consent="")
-            .values_list("player_id", flat=True)
-        )
-    return linked | {pk for pk in ids if pk not in held and (pk in mine or pk not in seen)}
+    if _attachable_rule is None:
+        return {p.pk for p in players if p.user_id is not None}
+    return _attachable_rule(by, players)
 
 
 def look_up_all(people: list[tuple[str, str]], *, by=None) -> list[Lookup]:

@@ -15,10 +15,12 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from django.db import transaction
+from django.db.models import Q
 from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 
 from accounts.permissions import grants, is_signed_in
+from accounts.players import attach_rule
 from circuit.models import (
     Consent,
     LadderPlayer,
@@ -27,8 +29,9 @@ from circuit.models import (
     LadderSession,
     SeriesEvent,
 )
+from players.models import EntryRequest
 from players.signals import entry_moved
-from tournaments.models import Entrant, Tournament
+from tournaments.models import Entrant, Staff, Tournament
 
 # The (user, game) of a player's forfeit of their own ladder seat while the ladder's
 # service has scoring carry it out (see ``forfeiting``).
@@ -142,3 +145,41 @@ def rerate_moved_entry(sender, tournament, players, **kwargs) -> None:
     series = SeriesEvent.objects.filter(tournament=tournament).values_list("series_id", flat=True)
     for series_id in sorted(set(series)):
         jobs.request_on_commit(f"series:{series_id}")
+
+
+@attach_rule
+def attachable(by, players) -> set[int]:
+    """Of ``players``, the numbers of those ``by`` may enter in an event: anyone linked
+    to an account (their entry is asked of them), and an unlinked player who plays in an
+    event ``by`` made or organizes, or in a ladder ``by`` made with consent recorded, or
+    who appears nowhere yet. A new player standing in for someone while the person is
+    asked belongs to that entry alone."""
+    players = list(players)
+    linked = {p.pk for p in players if p.user_id is not None}
+    ids = [p.pk for p in players if p.user_id is None]
+    if not ids:
+        return linked
+    entries = Entrant.objects.filter(Q(player_id__in=ids) | Q(partner_id__in=ids))
+    seen: set[int] = set()
+    for one, two in entries.values_list("player_id", "partner_id"):
+        seen.update((one, two))
+    ladders = LadderPlayer.objects.filter(player_id__in=ids)
+    seen.update(ladders.values_list("player_id", flat=True))
+    held = set(
+        EntryRequest.objects.filter(
+            stand_in_id__in=ids, answer=EntryRequest.Answer.PENDING
+        ).values_list("stand_in_id", flat=True)
+    )
+    mine: set[int] = set()
+    if getattr(by, "pk", None) is not None:
+        organized = Staff.objects.filter(user=by, role=Staff.Role.ORGANIZER).values("tournament")
+        for one, two in entries.filter(
+            Q(tournament__created_by=by) | Q(tournament__in=organized)
+        ).values_list("player_id", "partner_id"):
+            mine.update((one, two))
+        mine.update(
+            ladders.filter(session__created_by=by)
+            .exclude(consent="")
+            .values_list("player_id", flat=True)
+        )
+    return linked | {pk for pk in ids if pk not in held and (pk in mine or pk not in seen)}

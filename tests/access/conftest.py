@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.test import Client
@@ -17,7 +18,7 @@ from django.test import Client
 from accounts.models import Player
 from circuit.services import ladders as ladder_services
 from circuit.services import series as series_services
-from config.health import write_heartbeat
+from config.health import ROLES, heartbeat_key, write_heartbeat
 from players import identity, registration
 from players.models import EntryRequest
 from scoring import officiating
@@ -226,3 +227,5 @@ def world(built, django_db_blocker):
     write_heartbeat("beat")
     with django_db_blocker.unblock():
         yield built
+    for role in ROLES:  # a shared cache (Redis) keeps them for the tests after
+        cache.delete(heartbeat_key(role))
