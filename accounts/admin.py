@@ -1,14 +1,6 @@
 from django.contrib import admin
 
-from accounts.models import IdempotencyKey, Player
-
-
-@admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
-    list_display = ["display_name", "club", "country", "user"]
-    search_fields = ["display_name", "club"]
-    list_filter = ["country"]
-    raw_id_fields = ["user"]
+from accounts.models import IdempotencyKey
 
 
 @admin.register(IdempotencyKey)

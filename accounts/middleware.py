@@ -4,6 +4,7 @@ from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 from django.utils import translation
 
+from accounts.models import Preference
 from accounts.views import SESSION_KEY
 
 
@@ -23,8 +24,6 @@ class UserLanguageMiddleware:
 
 @receiver(user_logged_in, dispatch_uid="accounts.language_on_login")
 def remember_language(sender, request, user, **kwargs):
-    from accounts.models import Preference
-
     preference = Preference.objects.filter(user=user).only("language").first()
     if preference and preference.language and request is not None:
         request.session[SESSION_KEY] = preference.language

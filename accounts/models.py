@@ -1,58 +1,7 @@
-"""People and API bookkeeping: players who outlive tournaments, and idempotency keys."""
+"""Accounts' bookkeeping: idempotency keys of API writes, and a user's preferences."""
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
-
-
-class Player(models.Model):
-    """A person who plays; exists across tournaments, optionally linked to a login."""
-
-    display_name = models.CharField(max_length=120)
-    club = models.CharField(max_length=120, blank=True)
-    country = models.CharField(max_length=2, blank=True, help_text="ISO 3166-1 alpha-2 code")
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="player",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    # Who the player is, as ``accounts.players`` compares names: accents, case and
-    # spacing folded away. Empty only on rows written in bulk by older code.
-    name_key = models.CharField(max_length=250, blank=True, default="", editable=False)
-    club_key = models.CharField(max_length=250, blank=True, default="", editable=False)
-    homonym = models.PositiveSmallIntegerField(
-        default=0, help_text="Tells apart different people of the same name and club."
-    )
-
-    class Meta:
-        ordering = ["display_name", "pk"]
-        indexes = [models.Index(fields=["name_key"], name="player_name_key")]
-        constraints = [
-            models.CheckConstraint(
-                condition=~Q(display_name=""), name="player_display_name_not_empty"
-            ),
-            # One person per name and club: a namesake is another homonym number.
-            models.UniqueConstraint(
-                fields=["name_key", "club_key", "homonym"],
-                condition=~Q(name_key=""),
-                name="player_identity_unique",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return self.display_name
-
-    def save(self, *args, **kwargs):
-        from accounts.players import name_key
-
-        self.name_key = name_key(self.display_name)
-        self.club_key = name_key(self.club)
-        if kwargs.get("update_fields") is not None:
-            kwargs["update_fields"] = {*kwargs["update_fields"], "name_key", "club_key"}
-        super().save(*args, **kwargs)
 
 
 class IdempotencyKey(models.Model):

@@ -5,6 +5,7 @@ from django.contrib.auth import get_user_model
 from django.core import signing
 from django.core.cache import cache
 from django.db import transaction
+from rest_framework.authtoken.models import Token
 
 from accounts.models import Preference
 from domain.errors import UserError
@@ -34,8 +35,6 @@ def set_language(user, language: str) -> Preference:
 
 def issue_own_token(user, *, rotate: bool = False) -> str:
     """The signed-in user's own API token (a new one with ``rotate``; the old one stops)."""
-    from rest_framework.authtoken.models import Token
-
     with transaction.atomic():
         if rotate:
             Token.objects.filter(user=user).delete()
@@ -45,8 +44,6 @@ def issue_own_token(user, *, rotate: bool = False) -> str:
 
 def revoke_own_token(user) -> bool:
     """Delete the signed-in user's own API token; True if there was one."""
-    from rest_framework.authtoken.models import Token
-
     with transaction.atomic():
         deleted, _ = Token.objects.filter(user=user).delete()
     return bool(deleted)

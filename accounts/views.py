@@ -11,6 +11,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
+from rest_framework.authtoken.models import Token
 
 from accounts import services
 
@@ -48,8 +49,6 @@ def choose_language(request):
 @login_required
 def account(request):
     """The signed-in user's account: their API token and the roles offered to them."""
-    from rest_framework.authtoken.models import Token
-
     if request.method == "POST":
         action = request.POST.get("token")
         if request.POST.get("emails") in ("on", "off"):

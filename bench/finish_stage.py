@@ -51,8 +51,8 @@ class WriteTimer:
         from tournaments.services import results
 
         self.seconds = float("nan")
-        self._lock = results._lock_tournament
-        results._lock_tournament = self._timed_lock
+        self._lock = results.lock_tournament
+        results.lock_tournament = self._timed_lock
 
     def _timed_lock(self, tournament):
         from django.db import transaction

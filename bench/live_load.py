@@ -7,7 +7,10 @@
 Starts a production-like stack of its own on this machine: a fresh PostgreSQL database
 on 127.0.0.1:5432 (trust auth, user postgres), its own redis-server on a free port,
 gunicorn (4 sync workers, or whatever a gunicorn.conf.py in the project says), one Celery
-worker and beat, all with DEBUG=0. It builds a 256-player DCS Swiss event through the
+worker and beat, all with DEBUG=0. With --nginx, Debian's nginx with deploy/nginx.conf
+in front and, as the Procfile's live line, the live polls' own gunicorn pool (2 workers
+at nice 10; --live-workers 0 and --nginx-conf FILE run an earlier layout to compare).
+It builds a 256-player DCS Swiss event through the
 API, then plays one round per phase: 64 referee clients record every hand through the
 API (an Idempotency-Key on each, 1-2 s between hands) while N viewers poll every 5 s as
 the pages do: 80 % the tournament page's one live poll (with the tags of the standings and
@@ -254,6 +257,17 @@ def ratio(value: float | None, base: float | None) -> float | None:
     return value / base
 
 
+# nginx's X-Cache-Status values of an answer it gave from its micro-cache.
+PROXY_HITS = ("HIT", "UPDATING", "STALE", "REVALIDATED")
+
+
+def proxy_share(figure: dict) -> float | None:
+    """The share of a phase's polls during play that nginx's micro-cache answered (they
+    never reached gunicorn); None without nginx or polls."""
+    counted = figure["counts"]["counted"]
+    return figure.get("by_proxy", 0) / counted if counted else None
+
+
 def cached_share(figure: dict) -> float | None:
     """The share of a phase's polls during play that the cache alone answered."""
     counts = figure["counts"]
@@ -452,6 +466,9 @@ async def _poll_part(port, url, part, stop, until, polls, offset, held=None):
         answer = await call(port, "GET", url, headers=headers, timeout=20.0)
         news = None
         hit = answer.headers.get("server-timing", "") == "cache;desc=hit"
+        # With --nginx: whether nginx's micro-cache answered it (the poll never reached
+        # gunicorn); without nginx the header is absent.
+        proxied = answer.headers.get("x-cache-status", "") in PROXY_HITS
         if answer.status == 200:
             etag = answer.headers.get("etag", etag)
             if part != "api":
@@ -462,7 +479,7 @@ async def _poll_part(port, url, part, stop, until, polls, offset, held=None):
                 news, body = answer.body != body, answer.body
         elif answer.status in (204, 304):
             news = False
-        polls.append((started, answer.seconds, answer.status, part, news, hit))
+        polls.append((started, answer.seconds, answer.status, part, news, hit, proxied))
         tick += POLL_SECONDS
         # Like htmx's timer, a slow answer does not bunch the next polls together.
         while tick < time.monotonic():
@@ -687,8 +704,13 @@ async def _follow_stream(port, url, stop, until, seen, offset, ident=0):
                 writer.close()
 
 
-def viewers_main(port, urls, count, stop, until, out, seed, crowd_nice=0, push_port=None):
+def viewers_main(
+    port, urls, count, stop, until, out, seed, crowd_nice=0, push_port=None, api_pollers=None
+):
     """Process entry: ``count`` viewers poll until told to stop or ``until``; report every poll.
+
+    Every fifth viewer polls the standings API, the others the page; with ``api_pollers``
+    all ``count`` viewers follow the page and that many more poll the API.
 
     Viewers leave at the end of the phase's time even if games remain: the referees then
     finish them without pauses, unmeasured, so one saturated phase cannot stall the run.
@@ -716,9 +738,11 @@ def viewers_main(port, urls, count, stop, until, out, seed, crowd_nice=0, push_p
 
     async def watch():
         tasks = [count_open()] if push_port else []
-        for viewer in range(count):
+        split = api_pollers is None
+        total = count if split else count + api_pollers
+        for viewer in range(total):
             offset = rng.uniform(0, POLL_SECONDS)
-            if viewer % 5 == 4:
+            if (viewer % 5 == 4) if split else viewer >= count:
                 tasks.append(_poll_part(port, urls["api"], "api", stop, until, polls, offset))
             elif push_port:
                 tasks.append(
@@ -807,6 +831,9 @@ class Stack:
         # With --nginx every client asks nginx (deploy/nginx.conf) on web_port, and
         # gunicorn listens behind it on app_port.
         self.app_port = free_port() if args.nginx else self.web_port
+        # Behind nginx, the live polls that reach capicu go to a pool of their own (the
+        # Procfile's live line), unless --live-workers 0 keeps one pool for everything.
+        self.live_port = free_port() if args.nginx and args.live_workers else None
         self.push_port = free_port() if args.push_counts or args.outage_push else None
         self.scratch = Path(tempfile.mkdtemp(prefix="capicu-live-bench-"))
         self.access_log = self.scratch / "access.log"
@@ -868,14 +895,17 @@ class Stack:
             pass
 
     def manage(self, *arguments: str, check: bool = True) -> subprocess.CompletedProcess:
-        return subprocess.run(
+        done = subprocess.run(
             [PYTHON, "manage.py", *arguments],
             cwd=ROOT,
             env=self.env,
             capture_output=True,
             text=True,
-            check=check,
         )
+        if check and done.returncode:
+            sys.stderr.write(done.stdout[-2000:] + done.stderr[-4000:])
+            done.check_returncode()
+        return done
 
     def start_redis(self) -> None:
         self.start(
@@ -916,6 +946,16 @@ class Stack:
             gunicorn += ["--access-logfile", str(self.access_log)]
             gunicorn += ["--access-logformat", "%(m)s %(U)s %(s)s %(D)s"]
         self.start("gunicorn", gunicorn)
+        if self.live_port:
+            live = [str(BIN / "gunicorn"), "config.wsgi", "--bind", f"{HOST}:{self.live_port}"]
+            live += ["--workers", str(self.args.live_workers)]
+            if self.args.live_nice:
+                live = ["nice", "-n", str(self.args.live_nice), *live]
+            self.gunicorn_command += (
+                f"; live polls' pool: {' '.join(live[live.index('config.wsgi') :])}"
+                f" at nice {self.args.live_nice}"
+            )
+            self.start("live", live)
         celery = [str(BIN / "celery"), "-A", "config"]
         self.start(
             "worker",
@@ -946,6 +986,8 @@ class Stack:
             self.start("push", push)
             wait_for_port(self.push_port, 60, "uvicorn")
         wait_for_port(self.app_port, 60, "gunicorn")
+        if self.live_port:
+            wait_for_port(self.live_port, 60, "the live pool's gunicorn")
         if self.args.nginx:
             self.start_nginx()
 
@@ -960,11 +1002,13 @@ class Stack:
         (prefix / "capicu.conf").write_text(
             render(
                 web=f"{HOST}:{self.app_port}",
+                live=f"{HOST}:{self.live_port or self.app_port}",
                 events=f"{HOST}:{self.push_port or self.app_port}",
                 listen=f"{HOST}:{self.web_port}",
                 server_name=HOST,
                 static_root=static,
                 cache_dir=str(prefix / "cache"),
+                **({"template": self.args.nginx_conf} if self.args.nginx_conf else {}),
             )
         )
         user = "user root;" if os.geteuid() == 0 else ""
@@ -1004,10 +1048,19 @@ class Stack:
 
     def web_pids(self) -> list[int]:
         """The process groups that answer viewers: gunicorn's and the streams' server."""
-        return [self.processes[name].pid for name in ("gunicorn", "push") if name in self.processes]
+        return [
+            self.processes[name].pid
+            for name in ("gunicorn", "live", "push")
+            if name in self.processes
+        ]
+
+    def group_pids(self) -> dict[str, int]:
+        """Each server's process group, for its CPU per phase."""
+        names = ("gunicorn", "live", "push", "nginx", "worker", "redis")
+        return {name: self.processes[name].pid for name in names if name in self.processes}
 
     def down(self) -> None:
-        for name in ("nginx", "beat", "worker", "push", "gunicorn", "redis"):
+        for name in ("nginx", "beat", "worker", "push", "live", "gunicorn", "redis"):
             self.stop(name)
         if self.database_made and not self.args.keep_db:
             try:
@@ -1283,8 +1336,9 @@ def play_phase(
                 out,
                 seed,
                 args.crowd_nice,
-            )
-            + ((stack.push_port,) if push else ()),
+                stack.push_port if push else None,
+                args.api_pollers,
+            ),
         )
         if viewers
         else None
@@ -1321,6 +1375,8 @@ def play_phase(
     else:
         window["up"] = 0.0  # nothing to wait for
     web = stack.web_pids()
+    groups = stack.group_pids()
+    groups_before = {name: group_cpu(pid) for name, pid in groups.items()}
     cpu_before, busy_before = (sum(map(group_cpu, web)), time.monotonic()), machine_busy()
     logged_from = stack.access_offset()
     for process in (referees, crowd):
@@ -1352,6 +1408,10 @@ def play_phase(
                 if process.is_alive():
                     process.kill()
     cpu_after, busy_after = (sum(map(group_cpu, web)), time.monotonic()), machine_busy()
+    span = max(cpu_after[1] - cpu_before[1], 1e-9)
+    groups_cpu = {
+        name: (group_cpu(pid) - groups_before[name]) / span for name, pid in groups.items()
+    }
     time.sleep(0.5)  # gunicorn's log lines reach the file
     inside = stack.hand_seconds(logged_from)
     played = results.get("referees", {})
@@ -1385,6 +1445,8 @@ def play_phase(
         # The web workers' CPU per second of the phase, and how busy the whole machine
         # was (other people's work included): what to read the latencies against.
         "web_cpu": (cpu_after[0] - cpu_before[0]) / max(cpu_after[1] - cpu_before[1], 1e-9),
+        # Each server's own (cores), to see where the CPU went.
+        "groups_cpu": groups_cpu,
         "machine_busy": (busy_after[0] - busy_before[0])
         / max(busy_after[1] - busy_before[1], 1e-9),
     }
@@ -1517,6 +1579,7 @@ def phase_figures(phase: dict) -> dict:
         "unchanged": share,
         # What the polls during play brought the viewer and cost (see poll_counts).
         "counts": poll_counts(during),
+        "by_proxy": sum(1 for poll in during if len(poll) > 6 and poll[6]),
         "poll_rate": counted / span if span else None,
         "play_seconds": span,
         "hands": len(played.get("acks", [])),
@@ -1532,6 +1595,7 @@ def phase_figures(phase: dict) -> dict:
         "stream": stream_figures(phase, played.get("started"), played_until),
         "client_cpu": (played.get("cpu") or 0.0) + (phase["viewer_cpu"] or 0.0),
         "web_cpu": phase.get("web_cpu"),
+        "groups_cpu": phase.get("groups_cpu", {}),
         "machine_busy": phase.get("machine_busy"),
     }
 
@@ -1575,7 +1639,7 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
     header = (
         f"{'phase':<16}{'hands':>6}{'games':>8}{'play':>8}{'ref p50':>9}{'ref p95':>9}"
         f"{'vs N=0':>8}{'view p50':>10}{'view p95':>10}{'polls/s':>9}{'unchanged':>11}"
-        f"{'by cache':>10}"
+        f"{'by cache':>10}{'by nginx':>10}{'to web/s':>10}"
         f"{'lag p50':>9}{'lag max':>9}{'errors':>8}{'client cpu':>12}{'web cpu':>9}"
         f"{'machine':>9}"
     )
@@ -1585,6 +1649,13 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
         name = phase_name(phase)
         ref_ratio = ratio(figure["referee"]["p95"], base)
         rate = f"{figure['poll_rate']:.0f}" if figure["poll_rate"] else "-"
+        # The polls per second that reached gunicorn (nginx's cache answered the rest).
+        share = proxy_share(figure)
+        web_rate = (
+            f"{figure['poll_rate'] * (1 - share):.0f}"
+            if figure["poll_rate"] and share is not None
+            else "-"
+        )
         print(
             f"{name:<16}{figure['hands']:>6}{figure['games_finished']:>4}/{figure['games']:<3}"
             f"{secs(figure['play_seconds']):>8}{ms(figure['referee']['p50']):>9}"
@@ -1592,10 +1663,18 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
             f"{times(ref_ratio):>8}"
             f"{ms(figure['viewer']['p50']):>10}{ms(figure['viewer']['p95']):>10}"
             f"{rate:>9}{pct(figure['unchanged']):>11}{pct(cached_share(figure)):>10}"
+            f"{pct(proxy_share(figure)) if stack.args.nginx else '-':>10}{web_rate:>10}"
             f"{secs(figure['lag']['p50']):>9}{secs(figure['lag']['max']):>9}"
             f"{figure['referee_errors'] + figure['viewer_errors']:>8}"
             f"{figure['client_cpu']:>10.1f} s"
             f"{figure['web_cpu'] or 0:>8.2f}c{figure['machine_busy'] or 0:>9.0%}"
+        )
+    print()
+    print("cores used per second of the phase, by server (the clients' are 'client cpu')")
+    for phase, figure in zip(phases, figures, strict=True):
+        print(
+            f"{phase_name(phase):<22}"
+            + "  ".join(f"{name} {cores:.2f}" for name, cores in figure["groups_cpu"].items())
         )
     inside_base = no_viewers(phases, figures, "inside")
     print()
@@ -1929,6 +2008,33 @@ def parse_args(argv=None) -> argparse.Namespace:
         action="store_true",
         help="put Debian's nginx with deploy/nginx.conf in front (its micro-cache answers"
         " the anonymous live polls); every client asks nginx",
+    )
+    parser.add_argument(
+        "--live-workers",
+        type=int,
+        default=2,
+        help="with --nginx: workers of the live polls' own gunicorn pool, as the Procfile's"
+        " live line starts it (default 2; 0: every request to the one pool, as before)",
+    )
+    parser.add_argument(
+        "--live-nice",
+        type=int,
+        default=10,
+        help="niceness of the live polls' pool (default 10, as the Procfile)",
+    )
+    parser.add_argument(
+        "--nginx-conf",
+        type=Path,
+        default=None,
+        help="with --nginx: another version of deploy/nginx.conf to fill and run (e.g. an"
+        " earlier one, to compare in the same session)",
+    )
+    parser.add_argument(
+        "--api-pollers",
+        type=int,
+        default=None,
+        help="poll the standings API with this many clients beside each phase's viewers,"
+        " who then all follow the page (default: every fifth viewer polls the API)",
     )
     parser.add_argument("--celery-concurrency", type=int, default=1)
     parser.add_argument(

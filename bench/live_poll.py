@@ -76,13 +76,13 @@ def hand_at(game_id: int) -> None:
 def main() -> None:
     from rest_framework.authtoken.models import Token
 
-    from tournaments import live
+    from tournaments.read import live
 
     live.TABLES_HOLD = 0  # each hand reaches the next poll, so every change is timed
 
     from scoring.models import Game
     from tournaments.models import Match
-    from tournaments.standings_store import rebuild_standings
+    from tournaments.read.standings_store import rebuild_standings
 
     with throwaway_database():
         tournament, _ = bulk_event(256, 1)

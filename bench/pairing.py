@@ -52,13 +52,19 @@ def timed(call, runs: int = 3) -> float:
 def organizer_rounds(cases: list[tuple[int, int]]) -> None:
     from django.contrib.auth import get_user_model
 
-    from tournaments import services, tasks
+    from jobs import runner
+    from tournaments import services
     from tournaments.models import Entrant, ScheduleEntry, StageSchedule
     from tournaments.services.pairing import _needs_now, compute_schedule, plan_stage
 
-    # The task is asked for and not run yet (as with a busy or absent worker): each case
-    # runs it itself, or not at all.
-    tasks.plan_schedule.delay = lambda stage_id: None
+    # The schedule's job is asked for and not run yet (as with a busy or absent worker):
+    # each case runs the search itself, or not at all.
+    queue = runner.run_job.apply_async
+
+    def all_but_the_schedule(args, **options):
+        return None if args[0] == "schedule" else queue(args, **options)
+
+    runner.run_job.apply_async = all_but_the_schedule
     with throwaway_database():
         organizer = get_user_model().objects.create_user("bench-organizer")
         worst = {"stored": 0.0, "bare": 0.0}

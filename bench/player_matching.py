@@ -28,8 +28,8 @@ def surname(rng: random.Random) -> str:
 
 
 def known_players(count: int, rng: random.Random) -> list[str]:
-    from accounts.models import Player
-    from accounts.players import name_key
+    from players.models import Player
+    from players.names import name_key
 
     names = sorted({f"{rng.choice(FIRST)} {surname(rng)}" for _ in range(count * 2)})[:count]
     Player.objects.bulk_create(Player(display_name=name, name_key=name_key(name)) for name in names)
@@ -59,8 +59,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
 
-    from accounts.models import Player
-    from accounts.players import candidate_token, choice_key
+    from players.matching import candidate_token
+    from players.models import Player
+    from players.names import choice_key
     from tests.factories import UserFactory
     from tournaments import services
     from tournaments.services.entrants import choice_scope

@@ -35,7 +35,7 @@ def median_get(client: Client, url: str) -> float:
 
 
 def main() -> None:
-    from tournaments.standings_store import rebuild_standings
+    from tournaments.read.standings_store import rebuild_standings
 
     with throwaway_database():
         client = Client()

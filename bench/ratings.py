@@ -131,9 +131,9 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
-    from accounts.models import Player
     from circuit.models import RatingChange, RatingsDirty
     from circuit.services.ratings import rebuild_pool, take_in_changes
+    from players.models import Player
 
     rng = random.Random(2026)
     print(f"database: {connection.vendor}; {args.players} players; four a table")

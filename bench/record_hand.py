@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient
 from rest_framework.views import APIView
 
-from accounts.models import Player
+from players.models import Player
 
 HANDS = int(os.environ.get("BENCH_HANDS", "300"))
 GAMES = 10

@@ -20,7 +20,6 @@ from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 
 from accounts.permissions import grants, is_signed_in
-from accounts.players import attach_rule
 from circuit.models import (
     Consent,
     LadderPlayer,
@@ -29,6 +28,9 @@ from circuit.models import (
     LadderSession,
     SeriesEvent,
 )
+from circuit.services.ratings import rerate_games_of, rerate_games_of_event
+from jobs import runner
+from players.matching import attach_rule
 from players.models import EntryRequest
 from players.signals import entry_moved
 from tournaments.models import Entrant, Staff, Tournament
@@ -127,8 +129,6 @@ def rerate_on_visibility(sender, instance, created: bool, **kwargs) -> None:
     was = getattr(instance, "_was_public", None)
     if created or was is None or was == instance.public:
         return
-    from circuit.services.ratings import rerate_games_of_event
-
     tournament_id = instance.pk
     transaction.on_commit(lambda: rerate_games_of_event(tournament_id))
 
@@ -137,14 +137,11 @@ def rerate_on_visibility(sender, instance, created: bool, **kwargs) -> None:
 def rerate_moved_entry(sender, tournament, players, **kwargs) -> None:
     """An entry became its person's (or left them): the games of both players are rated
     again, and the event's series lines worked out again, once the answer commits."""
-    from circuit import jobs
-    from circuit.services.ratings import rerate_games_of
-
     ids = list(players)
     transaction.on_commit(lambda: rerate_games_of(ids))
     series = SeriesEvent.objects.filter(tournament=tournament).values_list("series_id", flat=True)
     for series_id in sorted(set(series)):
-        jobs.request_on_commit(f"series:{series_id}")
+        runner.request_on_commit("series", series_id)
 
 
 @attach_rule

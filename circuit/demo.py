@@ -1,6 +1,6 @@
 """The demo's series, leaderboard and ladder session, played like the demo events.
 
-Called from ``tournaments.demo.load`` once its events are played: the Friday series
+Built by ``manage.py load_demo`` once the tournaments' demo events are played: the Friday series
 gets two events of eight of the open's players (so they play in three events), and a
 ladder session seats ten of them, one table finished and one in play. The ratings
 follow from every finished game, as they would on a real night.

@@ -27,26 +27,6 @@ def default_tiebreaks() -> list[str]:
     return list(DEFAULT_TIEBREAK_ORDER)
 
 
-class Job(models.Model):
-    """Bookkeeping that coalesces background work by name ("ratings", "series:7", "ladder:3").
-
-    The first request queues one task; while it is queued or running, further requests
-    only mark the job dirty, and the task runs again when it finishes dirty. A job the
-    broker never got stays dirty and unqueued for the beat sweep.
-    """
-
-    name = models.CharField(max_length=60, unique=True)
-    dirty = models.BooleanField(default=False)
-    queued = models.BooleanField(default=False)
-    queued_at = models.DateTimeField(null=True, blank=True)
-    requested_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    runs = models.PositiveIntegerField(default=0)
-
-    def __str__(self) -> str:
-        return self.name
-
-
 class Series(models.Model):
     """Events played again and again under one template ("Friday Cut-Throat Challenge")."""
 
@@ -142,7 +122,7 @@ class Rating(models.Model):
     """A player's current rating in one pool."""
 
     pool = models.CharField(max_length=12, choices=Pool.choices)
-    player = models.ForeignKey("accounts.Player", on_delete=models.CASCADE, related_name="ratings")
+    player = models.ForeignKey("players.Player", on_delete=models.CASCADE, related_name="ratings")
     mu = models.FloatField()
     sigma = models.FloatField()
     ordinal = models.FloatField(help_text="mu - 3 sigma: the conservative value shown.")
@@ -166,7 +146,7 @@ class RatingChange(models.Model):
     """A player's rating after one rated game: the history, and where rebuilds restart."""
 
     pool = models.CharField(max_length=12, choices=Pool.choices)
-    player = models.ForeignKey("accounts.Player", on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey("players.Player", on_delete=models.CASCADE, related_name="+")
     game = models.ForeignKey("scoring.Game", on_delete=models.CASCADE, related_name="+")
     finished_at = models.DateTimeField(help_text="The game's finish, the order games are rated in.")
     mu = models.FloatField()
@@ -272,7 +252,7 @@ class LadderPlayer(models.Model):
     """A player in a session: present or gone, waiting or at a table."""
 
     session = models.ForeignKey(LadderSession, on_delete=models.CASCADE, related_name="players")
-    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
+    player = models.ForeignKey("players.Player", on_delete=models.PROTECT, related_name="+")
     present = models.BooleanField(default=True)
     waiting_since = models.DateTimeField(
         null=True, blank=True, help_text="Set while present and not at a table."
@@ -310,7 +290,7 @@ class LadderSeat(models.Model):
     ladder game's rating rests on (a game with a seat nobody consented to is not rated)."""
 
     table = models.ForeignKey(LadderTable, on_delete=models.CASCADE, related_name="consents")
-    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
+    player = models.ForeignKey("players.Player", on_delete=models.PROTECT, related_name="+")
     consent = models.CharField(max_length=12, choices=Consent.choices)
     consented_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -336,7 +316,7 @@ class LadderRequest(models.Model):
         DECLINED = "declined", pgettext_lazy("ladder request", "Declined")
 
     session = models.ForeignKey(LadderSession, on_delete=models.CASCADE, related_name="requests")
-    player = models.ForeignKey("accounts.Player", on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey("players.Player", on_delete=models.CASCADE, related_name="+")
     asked_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -371,7 +351,7 @@ class LadderAct(models.Model):
     session = models.ForeignKey(LadderSession, on_delete=models.CASCADE, related_name="acts")
     kind = models.CharField(max_length=12, choices=Kind.choices)
     player = models.ForeignKey(
-        "accounts.Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "players.Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -6,9 +6,8 @@ from django.shortcuts import redirect
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from circuit.services.common import CircuitError
 from circuit.services.seeding import seed_by_rating
-from domain.i18n import told
+from domain.pages import refusals_said
 from tournaments.views import managed_tournament
 
 
@@ -16,11 +15,8 @@ from tournaments.views import managed_tournament
 @require_POST
 def seed_event_by_rating(request, slug: str):
     tournament = managed_tournament(request, slug)
-    try:
+    with refusals_said(request):
         ranked = seed_by_rating(tournament, by=request.user)
-    except CircuitError as error:
-        messages.error(request, told(error.message))
-    else:
         messages.success(
             request, gettext("Seeds given by rating to {count} entrants.").format(count=len(ranked))
         )

@@ -1,9 +1,10 @@
-"""Reads shared by the circuit's pages and API: leaderboards, a player's ratings."""
+"""Reads shared by the circuit's pages and API: leaderboards, a player's ratings, the
+series and ladder sessions a user may see."""
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
-from circuit.models import Pool, Rating, RatingChange
+from circuit.models import LadderSession, Pool, Rating, RatingChange, Series
 
 
 def min_games_default() -> int:
@@ -39,3 +40,23 @@ def player_ratings(player_id: int) -> list[dict]:
         for pool in Pool.values
         if pool in ratings
     ]
+
+
+def visible_series(user) -> QuerySet[Series]:
+    """The series ``user`` may see: the public ones and their own (all, for a superuser)."""
+    rows = Series.objects.all()
+    if getattr(user, "is_superuser", False):
+        return rows
+    if user.is_authenticated:
+        return rows.filter(Q(public=True) | Q(created_by=user))
+    return rows.filter(public=True)
+
+
+def visible_ladders(user) -> QuerySet[LadderSession]:
+    """The ladder sessions ``user`` may see: the public ones and their own (all, for a
+    superuser)."""
+    rows = LadderSession.objects.all()
+    if getattr(user, "is_superuser", False):
+        return rows
+    mine = Q(created_by=user) if user.is_authenticated else Q(pk=None)
+    return rows.filter(Q(public=True) | mine)

@@ -8,18 +8,19 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from accounts.models import Player
 from accounts.permissions import allowed
-from accounts.players import name_key
 from circuit import charts, exports, selectors
-from circuit.api import visible_series
 from circuit.models import LadderSession, Pool, Series
+from circuit.selectors import visible_series
 from circuit.series_seen import standings_for
 from circuit.services import ladders as ladder_services
 from circuit.services import series as series_services
 from circuit.services.common import CircuitError, bounded
 from domain.i18n import told
+from domain.pages import refusals_kept, refusals_said
 from domain.say import say
+from players.models import Player
+from players.names import name_key
 from scoring.rulesets import PRESETS
 from tournaments.models import Stage
 
@@ -67,10 +68,9 @@ def series_next_event(request, slug: str):
     series = _series(request, slug)
     if not allowed(request.user, "series.manage", series):
         raise Http404("No such series.")
-    try:
+    with refusals_said(request) as refused:
         tournament = series_services.create_next_event(series, by=request.user)
-    except CircuitError as error:
-        messages.error(request, told(error.message))
+    if refused:
         return redirect("series-page", slug=series.slug)
     messages.success(request, gettext("{name} is created.").format(name=tournament.name))
     return redirect("manage-tournament", slug=tournament.slug)
@@ -87,7 +87,7 @@ def new_series(request):
     errors: dict[str, str] = {}
     if request.method == "POST":
         values = _form_values(request.POST)
-        try:
+        with refusals_kept() as refused:
             rounds = bounded(values.get("rounds") or "3", 1, 40)
             if rounds is None:
                 raise CircuitError(gettext("Rounds: a number from 1 to 40."), "rounds")
@@ -104,10 +104,8 @@ def new_series(request):
                 best_of=_optional(values.get("best_of"), 1, 1000, "best_of"),
                 every_days=_optional(values.get("every_days"), 1, 365, "every_days"),
             )
-        except CircuitError as error:
-            errors[error.field] = told(error.message)
-        else:
             return redirect("series-page", slug=series.slug)
+        errors[refused.error.field] = refused.text
     return render(
         request,
         "circuit/series_new.html",
@@ -207,7 +205,7 @@ def ladder_floor(request, slug: str):
 def ladder_act(request, slug: str, action: str):
     session = _ladder(request, slug)
     user = request.user
-    try:
+    with refusals_said(request):
         if action == "check-in":
             player = _own_or_none(request)
             ladder_services.check_in(
@@ -231,8 +229,6 @@ def ladder_act(request, slug: str, action: str):
             ladder_services.close_session(session, by=user)
         else:
             raise Http404("No such action.")
-    except CircuitError as error:
-        messages.error(request, told(error.message))
     return redirect("ladder-page", slug=session.slug)
 
 
@@ -271,11 +267,8 @@ def answer_ladder_request(request, pk: int, answer: str):
     asked = ladder_services.request_for(request.user, pk) if pk <= 2**63 - 1 else None
     if asked is None:
         raise Http404("No such request.")
-    try:
+    with refusals_said(request):
         ladder_services.answer(asked, by=request.user, accept=answer == "accept")
-    except CircuitError as error:
-        messages.error(request, told(error.message))
-    else:
         if answer == "accept":
             messages.success(
                 request, gettext("You are checked in to {name}.").format(name=asked.session.name)
@@ -301,7 +294,7 @@ def new_ladder(request):
     errors: dict[str, str] = {}
     if request.method == "POST":
         values = _form_values(request.POST)
-        try:
+        with refusals_kept() as refused:
             minutes = bounded(values.get("every_minutes") or "0", 0, 240)
             if minutes is None:
                 raise CircuitError(
@@ -315,10 +308,8 @@ def new_ladder(request):
                 table_size=bounded(values.get("table_size"), 2, 6),
                 every_minutes=minutes,
             )
-        except CircuitError as error:
-            errors[error.field] = told(error.message)
-        else:
             return redirect("ladder-page", slug=session.slug)
+        errors[refused.error.field] = refused.text
     return render(
         request,
         "circuit/ladder_new.html",

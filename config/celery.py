@@ -29,6 +29,8 @@ def health(token: str = "ok") -> str:
 @app.task(name="capicu.heartbeat")
 def heartbeat() -> None:
     """Beat queues this every HEARTBEAT_SECONDS; the worker that runs it is alive."""
+    # config/__init__ loads this module with the settings, before the apps are ready;
+    # config.health reads the cache and the database, so it is imported when a task runs.
     from config.health import write_heartbeat
 
     write_heartbeat("worker")
@@ -41,6 +43,7 @@ def _mark_published(sender=None, headers=None, **kwargs):
     if headers is not None:
         headers[PUBLISHED_HEADER] = time.time()
     if sender == "capicu.heartbeat":
+        # Loaded with the settings (see heartbeat above): imported when a task is sent.
         from config.health import write_heartbeat
 
         write_heartbeat("beat")

@@ -21,6 +21,7 @@ import json
 import os
 import time
 
+from axes.signals import user_locked_out
 from django.conf import settings
 from django.db.models import F, Min
 from django.http import Http404, HttpResponse, HttpResponseForbidden
@@ -39,6 +40,8 @@ from prometheus_client.core import GaugeMetricFamily
 
 from accounts.addresses import client_address
 from config.celery import PUBLISHED_HEADER
+from scoring.signals import game_changed
+from tournaments.models import StandingsState
 
 MULTIPROCESS = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
 
@@ -96,7 +99,7 @@ def locked_out(sender=None, **kwargs) -> None:
 
 
 def live_poll(response) -> None:
-    """Counts a live answer by the ``Server-Timing`` mark ``tournaments.live`` puts on it."""
+    """Counts a live answer by the ``Server-Timing`` mark ``tournaments.read.live`` puts on it."""
     timing = response.get("Server-Timing", "")
     if timing.startswith("cache;desc="):
         LIVE_POLLS.labels(cache=timing.removeprefix("cache;desc=")).inc()
@@ -112,10 +115,6 @@ def stream_closed() -> None:
 
 def connect() -> None:
     """Listen to the signals that carry the product's figures (once per process)."""
-    from axes.signals import user_locked_out
-
-    from scoring.signals import game_changed
-
     game_changed.connect(hand_recorded, dispatch_uid="capicu-metrics-hands")
     user_locked_out.connect(locked_out, dispatch_uid="capicu-metrics-lockouts")
 
@@ -128,8 +127,6 @@ class SharedState:
         yield from self.queue()
 
     def standings_lag(self):
-        from tournaments.models import StandingsState
-
         lag = GaugeMetricFamily(
             "capicu_standings_lag_seconds",
             "How long the stalest standings have waited for their recompute (0: none waits).",

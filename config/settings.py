@@ -70,6 +70,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "axes",
+    # Below every product app: the job runner they register their background work with.
+    "jobs",
     "accounts",
     "scoring",
     "tournaments",
@@ -283,10 +285,9 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 }
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
-    "sweep-standings": {"task": "tournaments.tasks.sweep_standings", "schedule": 30.0},
-    "sweep-notices": {"task": "players.tasks.sweep_notices", "schedule": 60.0},
-    "sweep-brackets": {"task": "tournaments.tasks.sweep_brackets", "schedule": 60.0},
-    "circuit-sweep": {"task": "circuit.tasks.sweep_jobs", "schedule": 30.0},
+    # The job runner's sweep (jobs/runner.py): standings, schedules, brackets, series,
+    # ratings, ladders and emails that a broker outage or a lost worker left behind.
+    "sweep-jobs": {"task": "jobs.sweep", "schedule": 30.0},
     "circuit-schedule": {"task": "circuit.tasks.scheduled_work", "schedule": 60.0},
     "purge-idempotency-keys": {
         "task": "accounts.tasks.purge_idempotency_keys",

@@ -16,7 +16,8 @@ api_v1 = [
     path("", api_root, name="api-root"),
     path("", include("scoring.api.urls")),
     path("", include("tournaments.api.urls")),
-    path("", include("players.api_urls")),
+    path("", include("players.api.urls")),
+    path("", include("circuit.api.urls")),
 ]
 
 urlpatterns = [

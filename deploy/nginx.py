@@ -16,16 +16,20 @@ TEMPLATE = Path(__file__).resolve().with_name("nginx.conf")
 def render(
     *,
     web: str = "127.0.0.1:8000",
+    live: str = "127.0.0.1:8002",
     events: str = "127.0.0.1:8001",
     listen: str = "443 ssl",
     server_name: str = "_",
     static_root: str,
     cache_dir: str = "/var/cache/nginx/capicu",
     tls: str = "",
+    template: Path = TEMPLATE,
 ) -> str:
-    """The configuration with every @NAME@ filled; none may be left."""
+    """The configuration with every @NAME@ filled; none may be left. ``template``: another
+    version of deploy/nginx.conf (the live-load bench compares one with this one)."""
     values = {
         "WEB": web,
+        "LIVE": live,
         "EVENTS": events,
         "LISTEN": listen,
         "SERVER_NAME": server_name,
@@ -33,7 +37,7 @@ def render(
         "CACHE_DIR": cache_dir,
         "TLS": tls,
     }
-    text = TEMPLATE.read_text()
+    text = Path(template).read_text()
     for name, value in values.items():
         text = text.replace(f"@{name}@", value)
     body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
@@ -45,6 +49,7 @@ def render(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--web", default="127.0.0.1:8000")
+    parser.add_argument("--live", default="127.0.0.1:8002", help="the live polls' pool")
     parser.add_argument("--events", default="127.0.0.1:8001")
     parser.add_argument("--listen", default="443 ssl")
     parser.add_argument("--server-name", default="_")
@@ -55,6 +60,7 @@ def main() -> int:
     args = parser.parse_args()
     text = render(
         web=args.web,
+        live=args.live,
         events=args.events,
         listen=args.listen,
         server_name=args.server_name,

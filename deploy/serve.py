@@ -3,12 +3,17 @@
 Checks the environment first and names everything missing at once (nothing starts
 without PostgreSQL, Redis, a secret key and the host names); then migrates, collects the
 static files, and runs the Procfile with honcho: gunicorn for the pages and the API,
-uvicorn for the live streams, one Celery worker and beat, all with ``DEBUG=0`` and
-``LIVE_STREAM=1``. One Ctrl-C stops every process (honcho passes it on and waits for
-them); the metrics' folder is emptied at start and removed at the end.
+a second gunicorn pool below its CPU priority for the crowd's live polls (nginx sends
+them there: deploy/nginx.conf), uvicorn for the live streams, one Celery worker and beat,
+all with ``DEBUG=0`` and ``LIVE_STREAM=1``. One Ctrl-C stops every process (honcho
+passes it on and waits for them); the metrics' folder is emptied at start and removed at
+the end.
 
 WEB_PORT, EVENTS_PORT  where gunicorn and uvicorn listen on 127.0.0.1 (8000, 8001)
 WEB_WORKERS            gunicorn's sync workers (4: twice the cores of a two-core machine)
+LIVE_PORT              where the live polls' pool listens on 127.0.0.1 (8002)
+LIVE_WORKERS           its sync workers (2)
+LIVE_NICE              its niceness (10: a core goes to the referees' pool first)
 SERVE_STATE_DIR        where the metrics' files and beat's schedule are kept (a new
                        temporary folder by default)
 """
@@ -38,6 +43,9 @@ DEFAULTS = {
     "WEB_PORT": "8000",
     "EVENTS_PORT": "8001",
     "WEB_WORKERS": "4",
+    "LIVE_PORT": "8002",
+    "LIVE_WORKERS": "2",
+    "LIVE_NICE": "10",
     "CONN_MAX_AGE": "60",
     "PYTHONUNBUFFERED": "1",
 }
@@ -70,8 +78,9 @@ def run(env: dict[str, str]) -> int:
         if done.returncode:
             return done.returncode
     print(
-        f"capicu: pages and API on 127.0.0.1:{env['WEB_PORT']}, streams on "
-        f"127.0.0.1:{env['EVENTS_PORT']}; Ctrl-C stops everything",
+        f"capicu: pages and API on 127.0.0.1:{env['WEB_PORT']}, live polls on "
+        f"127.0.0.1:{env['LIVE_PORT']}, streams on 127.0.0.1:{env['EVENTS_PORT']};"
+        " Ctrl-C stops everything",
         flush=True,
     )
     honcho = subprocess.Popen([str(BIN / "honcho"), "start", "-f", "Procfile"], cwd=ROOT, env=env)

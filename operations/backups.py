@@ -28,8 +28,13 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.recorder import MigrationRecorder
+
+from players.models import Player
+from scoring.models import Game
+from tournaments.models import Tournament
 
 FORMAT = "capicu-backup"
 VERSION = 1
@@ -229,12 +234,6 @@ def read_manifest(archive: tarfile.TarFile) -> dict:
 def holds_data(using: str = DEFAULT_DB_ALIAS) -> str:
     """What the database holds, said in a few words, or "" when it holds nothing of
     capicu's (no tables, or tables just migrated)."""
-    from django.contrib.auth import get_user_model
-
-    from accounts.models import Player
-    from scoring.models import Game
-    from tournaments.models import Tournament
-
     connection = connections[using]
     tables = set(connection.introspection.table_names())
     held = []

@@ -7,3 +7,6 @@ class PlayersConfig(AppConfig):
 
     def ready(self) -> None:
         from players import permissions, receivers  # noqa: F401  (rules and hooks)
+        from players.tasks import register_jobs  # the runner's jobs, once the apps are loaded
+
+        register_jobs()

@@ -3,7 +3,7 @@
 A player linked to an account enters an event only by the person's own act: their own
 entry, a partner's invitation they accepted, or an organizer's entry they accepted. When
 an organizer enters a name that is such a player (the same name, or the candidate they
-chose), the entry plays as a new player of that name (``accounts.players.players_for``)
+chose), the entry plays as a new player of that name (``players.matching.players_for``)
 and the person is asked here. Nothing of theirs moves meanwhile: their page, rating,
 leaderboard place, series lines and emails know nothing of the entry, and the event runs
 as it would. Accepted, the entry, its game seats and their results become the person's,
@@ -23,13 +23,12 @@ from django.db import IntegrityError, models, transaction
 from django.db.models.deletion import ProtectedError
 from django.utils import timezone
 
-from accounts.models import Player
-from accounts.players import new_player
 from accounts.services import spend_hourly
 from domain.errors import Conflict
 from domain.say import say
 from players.identity import PlayerConflict, PlayerError, record
-from players.models import EntryRequest, IdentityAct, PlayerMerge
+from players.matching import new_player
+from players.models import EntryRequest, IdentityAct, Player, PlayerMerge
 from players.signals import entry_moved
 from scoring.models import Seat
 from tournaments.models import Entrant

@@ -17,15 +17,15 @@ from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 
-from accounts.models import Player
 from accounts.permissions import require
 from domain.errors import Conflict, TooMany, UserError
 from domain.say import say
-from players.models import ClaimCode, IdentityAct, MergeRequest, PlayerMerge
-from players.permissions import entries_of, events_of
+from players.models import ClaimCode, IdentityAct, MergeRequest, Player, PlayerMerge
+from players.selectors import entries_of, events_of
 from players.signals import player_merging
 from tournaments.models import Staff
 from tournaments.permissions import refuse_event_account
+from tournaments.read import live
 
 # Letters and digits nobody misreads on a phone (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -144,8 +144,6 @@ def _merge(keep: Player, other: Player, *, by) -> Player:
 def _forget_events(events: set[int]) -> None:
     """The merged players' events show them afresh: their cached live parts are dropped
     once the merge commits."""
-    from tournaments import live
-
     transaction.on_commit(lambda: [live.forget_tournament(pk) for pk in sorted(events)])
 
 

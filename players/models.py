@@ -1,8 +1,11 @@
-"""Players across events: claim codes, merges and the record of acts on who a player
-is, self-registration and the emails they get.
+"""Players across events: the player, claim codes, merges and the record of acts on who a
+player is, self-registration and the emails they get.
 
-The player (``accounts.Player``) is one person in every event they enter; an entrant
-(``tournaments.Entrant``) is their entry in one event. This app sits above both.
+The player (``Player``) is one person in every event they enter; an entrant
+(``tournaments.Entrant``) is their entry in one event. The player and its name matching
+(``players.names``, ``players.matching``) sit below scoring and tournaments, which point
+at it; the rest of the app (claims, merges, registration) sits above them. This module
+imports no other app's code: the references to events are by name.
 """
 
 from django.conf import settings
@@ -10,6 +13,56 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
+
+from players.names import name_key
+
+
+class Player(models.Model):
+    """A person who plays; exists across tournaments, optionally linked to a login."""
+
+    display_name = models.CharField(max_length=120)
+    club = models.CharField(max_length=120, blank=True)
+    country = models.CharField(max_length=2, blank=True, help_text="ISO 3166-1 alpha-2 code")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="player",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Who the player is, as ``players.matching`` compares names: accents, case and
+    # spacing folded away. Empty only on rows written in bulk by older code.
+    name_key = models.CharField(max_length=250, blank=True, default="", editable=False)
+    club_key = models.CharField(max_length=250, blank=True, default="", editable=False)
+    homonym = models.PositiveSmallIntegerField(
+        default=0, help_text="Tells apart different people of the same name and club."
+    )
+
+    class Meta:
+        ordering = ["display_name", "pk"]
+        indexes = [models.Index(fields=["name_key"], name="player_name_key")]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(display_name=""), name="player_display_name_not_empty"
+            ),
+            # One person per name and club: a namesake is another homonym number.
+            models.UniqueConstraint(
+                fields=["name_key", "club_key", "homonym"],
+                condition=~Q(name_key=""),
+                name="player_identity_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+    def save(self, *args, **kwargs):
+        self.name_key = name_key(self.display_name)
+        self.club_key = name_key(self.club)
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "name_key", "club_key"}
+        super().save(*args, **kwargs)
 
 
 class ClaimCode(models.Model):
@@ -19,7 +72,7 @@ class ClaimCode(models.Model):
     and nobody (organizer, database reader) can read it again."""
 
     player = models.ForeignKey(
-        "accounts.Player", on_delete=models.CASCADE, related_name="claim_codes"
+        "players.Player", on_delete=models.CASCADE, related_name="claim_codes"
     )
     digest = models.CharField(max_length=64, unique=True)
     created_by = models.ForeignKey(
@@ -36,7 +89,7 @@ class PlayerMerge(models.Model):
 
     removed_id = models.BigIntegerField(unique=True)
     removed_name = models.CharField(max_length=120)
-    kept = models.ForeignKey("accounts.Player", on_delete=models.CASCADE, related_name="merged")
+    kept = models.ForeignKey("players.Player", on_delete=models.CASCADE, related_name="merged")
     merged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -101,9 +154,9 @@ class MergeRequest(models.Model):
         DONE = "done", _("Merged")
         WITHDRAWN = "withdrawn", _("Withdrawn")
 
-    keep = models.ForeignKey("accounts.Player", on_delete=models.CASCADE, related_name="+")
+    keep = models.ForeignKey("players.Player", on_delete=models.CASCADE, related_name="+")
     other = models.ForeignKey(
-        "accounts.Player", null=True, on_delete=models.SET_NULL, related_name="+"
+        "players.Player", null=True, on_delete=models.SET_NULL, related_name="+"
     )
     other_name = models.CharField(max_length=120)
     asked_by = models.ForeignKey(
@@ -151,9 +204,9 @@ class EntryRequest(models.Model):
         "tournaments.Tournament", on_delete=models.CASCADE, related_name="entry_requests"
     )
     entrant = models.ForeignKey("tournaments.Entrant", on_delete=models.CASCADE, related_name="+")
-    player = models.ForeignKey("accounts.Player", on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey("players.Player", on_delete=models.CASCADE, related_name="+")
     stand_in = models.ForeignKey(
-        "accounts.Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "players.Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     asked_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
@@ -248,7 +301,7 @@ class Application(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="applications"
     )
-    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
+    player = models.ForeignKey("players.Player", on_delete=models.PROTECT, related_name="+")
     partner_user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -257,7 +310,7 @@ class Application(models.Model):
         related_name="partner_applications",
     )
     partner = models.ForeignKey(
-        "accounts.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        "players.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     status = models.CharField(max_length=10, choices=Status.choices)
     approved = models.BooleanField(default=False)

@@ -19,7 +19,6 @@ import unicodedata
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -27,6 +26,8 @@ from django.utils import timezone, translation
 
 from accounts.models import Preference
 from accounts.services import spend_hourly, unsubscribe_token
+from accounts.site import public_url
+from jobs import runner
 from players.models import Application, IdentityAct, Notice
 from tournaments.models import Entrant, Staff, Tournament
 
@@ -46,8 +47,6 @@ def _preference(user) -> tuple[str, bool]:
 
 
 def site_url(path: str) -> str:
-    from accounts.site import public_url
-
     return public_url(path)
 
 
@@ -106,7 +105,19 @@ def _within_caps(user, tournament: Tournament, sender_id) -> bool:
 
 def notify(user, kind: str, context: dict, *, by=None) -> Notice | None:
     """Write the email ``kind`` about the event in ``context`` to ``user`` in their
-    language, and send it after commit; None if it may not be sent.
+    language, and send it after commit; None if it may not be sent (``write``)."""
+    notice = write(user, kind, context, by=by)
+    if notice is not None:
+        # Sent by a worker after the commit; if the broker (or, run in-process, the mail
+        # server) fails, the notice stays unsent for the sweep. Never raises.
+        runner.request_on_commit("notice", notice.pk)
+    return notice
+
+
+def write(user, kind: str, context: dict, *, by=None) -> Notice | None:
+    """Write the email ``kind`` about the event in ``context`` to ``user`` in their
+    language, unsent: the caller asks for it to be sent (``runner.request_all_on_commit``
+    for many at once); None if it may not be sent.
 
     ``by`` is the user whose act causes it (a player naming a partner); otherwise the
     event's creator counts as its sender. Users without an email address are skipped:
@@ -133,24 +144,9 @@ def notify(user, kind: str, context: dict, *, by=None) -> Notice | None:
     with translation.override(language):
         subject = " ".join(render_to_string(f"players/email/{kind}_subject.txt", context).split())
         body = render_to_string(f"players/email/{kind}.txt", context)
-    notice = Notice.objects.create(
+    return Notice.objects.create(
         user=user, kind=kind, to=user.email, subject=subject[:200], body=body
     )
-    transaction.on_commit(lambda: queue(notice.pk))
-    return notice
-
-
-def queue(notice_id: int) -> bool:
-    """Hand the notice to a worker; if the broker (or, tasks running in-process, the mail
-    server) fails, the notice stays unsent for the sweep. Never raises."""
-    from players.tasks import send_notice
-
-    try:
-        send_notice.delay(notice_id)
-    except Exception:
-        log.warning("notice %s not sent now; the sweep will retry", notice_id, exc_info=True)
-        return False
-    return True
 
 
 def tournament_url(tournament) -> str:

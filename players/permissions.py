@@ -5,20 +5,10 @@ the player is. An unlinked player is looked after by whoever organizes every eve
 entered; an organizer of just one of them (anyone may make an event and enter any name
 in it) gets nothing over the player."""
 
-from django.db.models import Q
-
 from accounts.permissions import grants, is_signed_in
-from tournaments.models import Entrant, Staff
-
-
-def entries_of(player_id: int):
-    """The entrants a player is part of, alone or in a team."""
-    return Entrant.objects.filter(Q(player_id=player_id) | Q(partner_id=player_id))
-
-
-def events_of(player_id: int) -> set[int]:
-    """The events (tournament ids) a player entered, alone or in a team."""
-    return set(entries_of(player_id).values_list("tournament_id", flat=True))
+from players.registration import check_in_open
+from players.selectors import events_of
+from tournaments.models import Staff
 
 
 def organizes_every_event_of(user, player) -> bool:
@@ -68,6 +58,4 @@ def players_withdraw_themselves(user, entrant) -> bool:
 
 @grants("entrant.check_in")
 def players_check_in_during_the_window(user, entrant) -> bool:
-    from players.registration import check_in_open
-
     return own_entrant(user, entrant) and check_in_open(entrant.tournament)

@@ -3,10 +3,11 @@
 An organizer opens registration on an event: a window, a capacity and whether entries
 need approval. A signed-in player enters (for Partners, with a partner who accepts);
 past the capacity the entry waits on a list that moves up by itself when an entrant
-withdraws. Entering makes a ``tournaments.Entrant`` through ``tournaments.services.admit``,
-the same as an organizer's registration, so every page and the pairing see one kind of
-entrant. Self check-in is the organizer's ``check_in`` service, which lets an entrant's
-own player call it while this event's check-in window is open.
+withdraws. Entering makes a ``tournaments.Entrant`` through
+``tournaments.services.entrants.admit``, the same as an organizer's registration, so
+every page and the pairing see one kind of entrant. Self check-in is the organizer's
+``check_in`` service, which lets an entrant's own player call it while this event's
+check-in window is open.
 
 Naming a partner invites them: it is counted against the inviter's hourly invitations,
 answers the same for a name nobody has as for an account that cannot be invited, and
@@ -21,14 +22,13 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from accounts.models import Player
 from accounts.permissions import allowed, require
-from accounts.players import look_up, new_player
 from domain.say import say
 from players import notices
 from players.identity import PlayerConflict, PlayerError, record
-from players.models import ACTIVE, Application, IdentityAct, Registration
-from players.permissions import entries_of
+from players.matching import look_up, new_player
+from players.models import ACTIVE, Application, IdentityAct, Player, Registration
+from players.selectors import entries_of
 from tournaments import services
 from tournaments.clock import local_text
 from tournaments.models import Entrant, Tournament

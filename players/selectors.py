@@ -5,21 +5,30 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Exists, OuterRef, Q
 
-from accounts.models import Player
-from accounts.players import name_key
 from players.models import (
     ACTIVE,
     Application,
     EntryRequest,
     IdentityAct,
     MergeRequest,
+    Player,
     PlayerMerge,
 )
-from players.permissions import entries_of
+from players.names import name_key
 from tournaments.models import Entrant, MatchSeat, Round, Staff, StandingsSnapshot, Tournament
-from tournaments.standings_store import SnapshotDocument
+from tournaments.read.standings_store import SnapshotDocument
 
 SEARCH_LIMIT = 50
+
+
+def entries_of(player_id: int):
+    """The entrants a player is part of, alone or in a team."""
+    return Entrant.objects.filter(Q(player_id=player_id) | Q(partner_id=player_id))
+
+
+def events_of(player_id: int) -> set[int]:
+    """The events (tournament ids) a player entered, alone or in a team."""
+    return set(entries_of(player_id).values_list("tournament_id", flat=True))
 
 
 @dataclass

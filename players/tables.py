@@ -2,6 +2,7 @@
 
 from django.db.models import Prefetch
 
+from jobs import runner
 from players import notices
 from tournaments.models import Match, MatchSeat, Round
 
@@ -20,9 +21,10 @@ def seated(round_: Round):
 
 
 def tell_tables(round_: Round, matches=None) -> int:
-    """Write every seated player with an email address their table (sent after commit):
-    at every table of the round, or only at ``matches`` (tables seated later)."""
-    told = 0
+    """Write every seated player with an email address their table (sent after commit,
+    asked of the runner together): at every table of the round, or only at ``matches``
+    (tables seated later)."""
+    written = []
     tables = seated(round_)
     if matches is not None:
         tables = tables.filter(pk__in=[match.pk for match in matches])
@@ -40,8 +42,11 @@ def tell_tables(round_: Round, matches=None) -> int:
                     "names": names,
                     "url": notices.tournament_url(tournament),
                 }
-                told += notices.notify(player.user, "table", context) is not None
-    return told
+                notice = notices.write(player.user, "table", context)
+                if notice is not None:
+                    written.append(notice.pk)
+    runner.request_all_on_commit("notice", written)
+    return len(written)
 
 
 def my_table(round_: Round | None, entrant) -> Match | None:

@@ -13,15 +13,14 @@ from django.urls import reverse
 from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
-from accounts.models import Player
 from accounts.permissions import allowed
-from accounts.players import NEW, candidate_token, look_up_all, similar_players, token_player
-from domain.errors import DomainError
 from domain.i18n import told
+from domain.pages import refusals_kept, refusals_said
 from players import entries as entry_requests
 from players import identity, registration, selectors, tables
 from players.forms import RegistrationForm
-from players.models import ACTIVE, Application, ClaimCode, MergeRequest, PlayerMerge
+from players.matching import NEW, candidate_token, look_up_all, similar_players, token_player
+from players.models import ACTIVE, Application, ClaimCode, MergeRequest, Player, PlayerMerge
 from scoring.bounds import ID_MAX, digits
 from tournaments import services, suspensions
 from tournaments.entries import LineProblem
@@ -99,10 +98,9 @@ def player_action(request, pk: int, action: str):
     theirs (``ask-merge``)."""
     player = get_object_or_404(Player, pk=pk)
     if action == "ask-merge":
-        try:
+        with refusals_said(request) as refused:
             identity.request_merge(player, by=request.user)
-        except DomainError as error:
-            messages.error(request, told(error.message))
+        if refused:
             return redirect("player-page", pk=player.pk)
         messages.success(
             request,
@@ -117,31 +115,30 @@ def player_action(request, pk: int, action: str):
     if not allowed(request.user, "player." + action.replace("-", "_"), player):
         raise PermissionDenied(NOT_YOURS)
     try:
-        if action == "claim-code":
-            issued = identity.issue_claim_code(player, by=request.user)
-            messages.success(
-                request,
-                gettext("Claim code for {name}: {code} (shown this once: write it down).").format(
-                    name=player.display_name, code=issued.code
-                ),
-            )
-        else:
-            other_id = digits(request.POST.get("other"), (1, ID_MAX))
-            other = Player.objects.filter(pk=other_id).first() if other_id else None
-            if other is None:
-                raise identity.PlayerError(gettext("Give the number of a player."), "other")
-            name = other.display_name
-            identity.merge_players(player, other, by=request.user)
-            messages.success(
-                request,
-                gettext("{other} is now one player with {name}.").format(
-                    other=name, name=player.display_name
-                ),
-            )
+        with refusals_said(request):
+            if action == "claim-code":
+                issued = identity.issue_claim_code(player, by=request.user)
+                messages.success(
+                    request,
+                    gettext(
+                        "Claim code for {name}: {code} (shown this once: write it down)."
+                    ).format(name=player.display_name, code=issued.code),
+                )
+            else:
+                other_id = digits(request.POST.get("other"), (1, ID_MAX))
+                other = Player.objects.filter(pk=other_id).first() if other_id else None
+                if other is None:
+                    raise identity.PlayerError(gettext("Give the number of a player."), "other")
+                name = other.display_name
+                identity.merge_players(player, other, by=request.user)
+                messages.success(
+                    request,
+                    gettext("{other} is now one player with {name}.").format(
+                        other=name, name=player.display_name
+                    ),
+                )
     except PermissionDenied:
         messages.error(request, NOT_YOURS)
-    except DomainError as error:
-        messages.error(request, told(error.message))
     return redirect("player-page", pk=player.pk)
 
 
@@ -153,25 +150,23 @@ def confirm_merge(request, pk: int):
     if asked is None:
         raise Http404("No such merge.")
     try:
-        done = identity.confirm_merge(asked, by=request.user)
+        with refusals_said(request):
+            done = identity.confirm_merge(asked, by=request.user)
+            if done.status == MergeRequest.Status.DONE:
+                messages.success(
+                    request,
+                    gettext("{other} is now one player with {name}.").format(
+                        other=done.other_name, name=done.keep.display_name
+                    ),
+                )
+            else:
+                messages.success(
+                    request, gettext("Confirmed; the organizers of the other events confirm next.")
+                )
     except PermissionDenied:
         messages.error(
             request, gettext("Only the organizers of the other player's events confirm.")
         )
-    except DomainError as error:
-        messages.error(request, told(error.message))
-    else:
-        if done.status == MergeRequest.Status.DONE:
-            messages.success(
-                request,
-                gettext("{other} is now one player with {name}.").format(
-                    other=done.other_name, name=done.keep.display_name
-                ),
-            )
-        else:
-            messages.success(
-                request, gettext("Confirmed; the organizers of the other events confirm next.")
-            )
     return redirect("account")
 
 
@@ -184,11 +179,8 @@ def answer_entry_request(request, pk: int, answer: str):
     asked = entry_requests.request_for(request.user, pk)
     if asked is None:
         raise Http404("No such request.")
-    try:
+    with refusals_said(request):
         entry_requests.answer(asked, by=request.user, accept=answer == "accept")
-    except DomainError as error:
-        messages.error(request, told(error.message))
-    else:
         messages.success(
             request,
             gettext("Your entry in {name} is yours: its games count for you.").format(
@@ -208,11 +200,8 @@ def unlink(request):
     if player is None:
         messages.error(request, gettext("Your account is not linked to a player."))
         return redirect("account")
-    try:
+    with refusals_said(request):
         identity.unlink_player(player, by=request.user)
-    except DomainError as error:
-        messages.error(request, told(error.message))
-    else:
         messages.success(
             request,
             gettext("Your account is no longer {name}'s.").format(name=player.display_name),
@@ -224,11 +213,8 @@ def unlink(request):
 @require_POST
 def claim(request):
     """The signed-in user links their account to a player with the organizer's code."""
-    try:
+    with refusals_said(request):
         player = identity.claim_player(request.POST.get("code", ""), by=request.user)
-    except DomainError as error:
-        messages.error(request, told(error.message))
-    else:
         messages.success(
             request,
             gettext("Your account is now {name}'s: their events are yours.").format(
@@ -275,10 +261,8 @@ def entry_page(request, slug: str):
     if request.method == "POST":
         if not request.user.is_authenticated:
             return redirect(f"{reverse('login')}?next={request.path}")
-        try:
+        with refusals_said(request):
             messages.success(request, _entry_action(request, tournament))
-        except DomainError as error:
-            messages.error(request, told(error.message))
         return redirect("self-register", slug=tournament.slug)
     return render(request, "players/entry.html", _entry_context(request, tournament))
 
@@ -365,7 +349,7 @@ def manage_registration(request, slug: str):
     form = RegistrationForm(tournament=tournament, registration=found)
     if request.method == "POST":
         action = request.POST.get("action", "save")
-        try:
+        with refusals_kept() as refused:
             if action == "save":
                 form = RegistrationForm(request.POST, tournament=tournament)
                 if form.is_valid():
@@ -383,13 +367,12 @@ def manage_registration(request, slug: str):
                 return redirect("manage-registration", slug=slug)
             else:
                 raise Http404("No such action.")
-        except DomainError as error:
-            field = error.field if error.field in form.fields else None
-            if form.is_bound and field:
-                form.add_error(field, told(error.message))
-            else:
-                messages.error(request, told(error.message))
-                return redirect("manage-registration", slug=slug)
+        # Beside its field on the settings form; any other refusal as a message.
+        if refused and form.is_bound and refused.error.field in form.fields:
+            form.add_error(refused.error.field, refused.text)
+        elif refused:
+            messages.error(request, refused.text)
+            return redirect("manage-registration", slug=slug)
     url = request.build_absolute_uri(reverse("self-check-in", args=[tournament.slug]))
     applications = (
         Application.objects.filter(tournament=tournament)
@@ -426,11 +409,9 @@ def check_in_page(request, slug: str):
     if not request.user.is_authenticated:
         return redirect(f"{reverse('login')}?next={request.path}")
     if request.method == "POST":
-        try:
+        with refusals_said(request):
             registration.self_check_in(tournament, by=request.user)
             messages.success(request, gettext("You are checked in. Good luck!"))
-        except DomainError as error:
-            messages.error(request, told(error.message))
         return redirect("self-check-in", slug=tournament.slug)
     return render(request, "players/check_in.html", _entry_context(request, tournament))
 
@@ -447,15 +428,10 @@ def paste_preview(request, slug: str):
     text = request.POST.get("text", "")
     choices = _posted_choices(request)
     if request.POST.get("confirm") == "1":
-        try:
+        with refusals_said(request):
             made = services.register_entrants(
                 tournament, by=request.user, text=text, choices=choices
             )
-        except services.BulkRegistrationError as error:
-            messages.error(request, told(error.message))
-        except DomainError as error:
-            messages.error(request, told(error.message))
-        else:
             messages.success(
                 request,
                 ngettext(
@@ -463,10 +439,9 @@ def paste_preview(request, slug: str):
                 ).format(count=len(made)),
             )
             return redirect("manage-tournament", slug=slug)
-    try:
+    with refusals_said(request) as refused:
         entries, problems = services.preview_entrants(tournament, text)
-    except DomainError as error:
-        messages.error(request, told(error.message))
+    if refused:
         return redirect("manage-tournament", slug=slug)
     people = [person for entry in entries for person in entry.people]
     found = iter(look_up_all(people, by=request.user))

@@ -6,10 +6,12 @@ new version and keeps the old one, with who changed it, when and why.
 """
 
 from django.conf import settings
+from django.core.files.storage import storages
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Mod
 from django.db.models.lookups import Exact
+from django.urls import reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -22,7 +24,13 @@ from scoring.bounds import (
     TARGET_RANGE,
 )
 
+# A table's seats are named by letter in the order of play.
 SEAT_NAMES = "ABCDEF"
+
+
+def seat_names(count: int) -> list[str]:
+    """The seat names of a table of ``count`` in the order of play: A, B, C ..."""
+    return list(SEAT_NAMES[:count])
 
 
 class Game(models.Model):
@@ -202,7 +210,7 @@ class Seat(models.Model):
     name = models.CharField(max_length=1, help_text="A, B, C … in the order of play.")
     side = models.ForeignKey(Side, on_delete=models.CASCADE, related_name="seats")
     player = models.ForeignKey(
-        "accounts.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
+        "players.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
     )
     display_name = models.CharField(max_length=120, blank=True)
 
@@ -366,8 +374,6 @@ class ScoreEvent(models.Model):
 def dispute_storage():
     """Where dispute photos are kept: the storage named by ``DISPUTE_PHOTO_STORAGE``
     (an alias of ``STORAGES``; the default one, files under MEDIA_ROOT, unless set)."""
-    from django.core.files.storage import storages
-
     return storages[getattr(settings, "DISPUTE_PHOTO_STORAGE", "default")]
 
 
@@ -427,8 +433,6 @@ class DisputePhoto(models.Model):
         return self.image.name
 
     def get_absolute_url(self) -> str:
-        from django.urls import reverse
-
         return reverse("dispute-photo", args=[self.dispute.game_id, self.pk])
 
 

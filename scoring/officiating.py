@@ -22,7 +22,19 @@ from scoring import services, statements
 from scoring.audit import record_act
 from scoring.models import Dispute, DisputePhoto, Game, OfficialAct, ScoreEvent
 from scoring.rulesets import RuleSet, ScoringError
-from scoring.services import GameConflict
+from scoring.services.common import (
+    GameConflict,
+    changed,
+    decide,
+    lock,
+    lock_to_score,
+    require_open,
+    require_playable,
+    ruleset_of,
+    seat_named,
+    table,
+    user_or_none,
+)
 
 REASON_LENGTH = 500
 NOTE_LENGTH = 1000
@@ -53,23 +65,23 @@ def forfeit_seat(game: Game | int, seat: str, reason: str, actor) -> Game:
     """
     reason = _reason(reason, "reason", say("Say why the seat forfeits the game."))
     with transaction.atomic():
-        game = services._lock(game)
+        game = lock(game)
         require(actor, "game.manage", game)
-        services._require_open(game)
+        require_open(game)
         if game.is_finished and not game.forfeits:
             raise GameConflict(
                 say("This game is finished: reopen it before a seat forfeits it."), game=game
             )
-        _, seats_by_name = services._table(game)
-        forfeiting = services._seat(seats_by_name, seat, field="seat")
+        _, seats_by_name = table(game)
+        forfeiting = seat_named(seats_by_name, seat, field="seat")
         if forfeiting.name in game.forfeits:
             raise GameConflict(
                 say("{name} has already forfeited this game.", name=forfeiting.display_name),
                 game=game,
             )
-        ruleset = services._ruleset_of(game)  # starts a scheduled game
+        ruleset = ruleset_of(game)  # starts a scheduled game
         game.forfeits += forfeiting.name
-        services._decide(game, ruleset)
+        decide(game, ruleset)
         statements.save_game(game, ["forfeits", "status", "winner", "finished_at"])
         record_act(
             OfficialAct.Kind.FORFEIT,
@@ -80,7 +92,7 @@ def forfeit_seat(game: Game | int, seat: str, reason: str, actor) -> Game:
             seat=forfeiting.name,
             winner=game.winner,
         )
-        services._changed(game, "game_forfeited")
+        changed(game, "game_forfeited")
     return game
 
 
@@ -89,7 +101,7 @@ def deduct_points(game: Game | int, *, seat: str, points: int, reason: str, by) 
     they choose in the hand in progress."""
     reason = _reason(reason, "reason", say("Say why the points are deducted."))
     with transaction.atomic():
-        locked = services._lock(game)
+        locked = lock(game)
         require(by, "game.manage", locked)
         (event,) = services.add_score_event(
             locked,
@@ -186,13 +198,12 @@ def open_dispute(
         raise ScoringError(say("Say what is disputed."), "note")
     checked = _checked_photos(photos)
     with transaction.atomic():
-        game = services._lock(game)
-        require(by, "game.score", game)
-        services._require_open(game)
+        game = lock_to_score(game, by)
+        require_open(game)
         if hand is not None and not 1 <= hand <= game.hand_count + 1:
             raise ScoringError(say("This game has no hand {number}.", number=hand), "hand")
         dispute = Dispute.objects.create(
-            game=game, hand_number=hand, note=note[:NOTE_LENGTH], opened_by=services._user(by)
+            game=game, hand_number=hand, note=note[:NOTE_LENGTH], opened_by=user_or_none(by)
         )
         for photo, kind in checked:
             DisputePhoto.objects.create(
@@ -210,7 +221,7 @@ def open_dispute(
             dispute=dispute.pk,
             photos=len(checked),
         )
-        services._changed(game, "dispute_opened")
+        changed(game, "dispute_opened")
     return dispute
 
 
@@ -233,7 +244,7 @@ def resolve_dispute(
         dispute = Dispute.objects.select_for_update().filter(pk=dispute_id).first()
         if dispute is None:
             raise ScoringError(say("There is no such dispute."), "dispute")
-        game = services._lock(dispute.game_id)
+        game = lock(dispute.game_id)
         require(by, "game.manage", game)
         if dispute.status != Dispute.Status.OPEN:
             raise GameConflict(say("This dispute is already resolved."), game=game)
@@ -246,7 +257,7 @@ def resolve_dispute(
             corrected = services.correct_hand(game, number, by=by, reason=reason, **fields)
         dispute.status = Dispute.Status.UPHELD if upheld else Dispute.Status.DISMISSED
         dispute.resolution = reason
-        dispute.resolved_by = services._user(by)
+        dispute.resolved_by = user_or_none(by)
         dispute.resolved_at = timezone.now()
         dispute.save(update_fields=["status", "resolution", "resolved_by", "resolved_at"])
         record_act(
@@ -259,7 +270,7 @@ def resolve_dispute(
             corrected_hand=corrected.hand.number if corrected else None,
             version=corrected.hand.version if corrected else None,
         )
-        services._changed(game, "dispute_resolved")
+        changed(game, "dispute_resolved")
     return dispute
 
 
@@ -291,14 +302,13 @@ def set_leader(game: Game | int, *, by, seat: str) -> Game:
     """The table's answer to the leader question: ``seat`` leads the hand in progress
     (and, under rotation, the hands after it follow from it)."""
     with transaction.atomic():
-        game = services._lock(game)
-        require(by, "game.score", game)
-        services._require_playable(game)
-        _, seats_by_name = services._table(game)
-        leader = services._seat(seats_by_name, seat, field="seat")
+        game = lock_to_score(game, by)
+        require_playable(game)
+        _, seats_by_name = table(game)
+        leader = seat_named(seats_by_name, seat, field="seat")
         game.next_leader = leader.name
         statements.save_game(game, ["next_leader"])
-        services._changed(game, "leader_set")
+        changed(game, "leader_set")
     return game
 
 
@@ -306,9 +316,8 @@ def redeal(game: Game | int, *, by, reason: str = "") -> Game:
     """Shuffle and deal the hand in progress again (seed 003: nobody holds a double). It
     scores nothing, is not a hand and counts against nobody: only the audit list keeps it."""
     with transaction.atomic():
-        game = services._lock(game)
-        require(by, "game.score", game)
-        services._require_playable(game)
+        game = lock_to_score(game, by)
+        require_playable(game)
         number = game.hand_count + 1
         if ScoreEvent.objects.filter(game=game, hand_number=number, active=True).exists():
             raise GameConflict(
@@ -318,7 +327,7 @@ def redeal(game: Game | int, *, by, reason: str = "") -> Game:
                 ),
                 game=game,
             )
-        ruleset = services._ruleset_of(game)
+        ruleset = ruleset_of(game)
         if leader_rule(ruleset, number, game.next_leader) not in (None, "unknown"):
             # New tiles: whoever held the double before may not hold it now.
             game.next_leader = ""
@@ -330,7 +339,7 @@ def redeal(game: Game | int, *, by, reason: str = "") -> Game:
             hand=number,
             reason=(reason or "").strip() or "nobody holds a double",
         )
-        services._changed(game, "redeal")
+        changed(game, "redeal")
     return game
 
 

@@ -9,6 +9,7 @@ outcome in a header, so that the page never moves. A dispute (with its photos) a
 forfeit answer htmx with the officiating part. A plain form post gets the scoring page.
 """
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -20,8 +21,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.idempotency import claim
 from accounts.permissions import allowed
-from domain.errors import DomainError
-from domain.i18n import told
+from domain.pages import refusals_kept
 from domain.say import say
 from scoring import officiating, services
 from scoring.bounds import digits
@@ -110,18 +110,15 @@ def officiate(request, pk: int, action: str):
     key = request.POST.get("key", "")
     what = f"officiate {game.pk} {action} {sorted(request.POST.items())}"
     try:
-        with transaction.atomic():
+        with refusals_kept() as refused, transaction.atomic():
             if action in OUTBOX_ACTIONS and not claim(request.user, key, what):
                 notice = gettext("Already done; nothing was done twice.")
             else:
                 notice = _run(request, game, action)
-    except DomainError as refused:
-        error = in_names(told(refused.message), labels)
+        error = in_names(refused.text, labels)
     except PermissionDenied:
         error = gettext("Only the event's organizers may do that.")
     if not request.htmx:
-        from django.contrib import messages
-
         (messages.success if notice else messages.error)(request, notice or error)
         return redirect(reverse("score-game", args=[game.pk]))
     if action in OUTBOX_ACTIONS:

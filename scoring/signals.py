@@ -1,8 +1,9 @@
 """The signals scoring sends; tournaments listen to them, scoring never imports them.
 
 ``game_changed`` comes after the transaction committed, for every change. Receivers get
-``game_id``, ``change`` (``hand_recorded``, ``hand_corrected``, ``hand_voided``,
-``event_added``, ``event_undone``, ``game_reopened``, ``created``, ``referee_added``),
+``game_id``, ``change`` (``created``, ``hand_recorded``, ``hand_corrected``,
+``hand_voided``, ``event_added``, ``event_undone``, ``game_reopened``, ``game_forfeited``,
+``time_limit``, ``leader_set``, ``redeal``, ``dispute_opened``, ``dispute_resolved``),
 ``followed`` and ``status`` (the game's status once the change committed).
 
 ``game_saved`` comes inside the transaction, with the game row written and still locked,

@@ -20,14 +20,19 @@ def _prepared(row: models.Model, fields) -> list:
     return [field.get_db_prep_save(field.pre_save(row, add=True), connection) for field in fields]
 
 
-def lock_game(pk: int, *, by=None) -> Game:
-    """The game row, locked for the rest of the transaction.
+def lock_game(pk: int) -> Game:
+    """The game row, locked for the rest of the transaction."""
+    return _locked(pk, None)[0]
 
-    With ``by``, the same query also answers whether that user referees the game, so the
-    permission check that follows costs no extra round trip. Building the ORM query, or
-    a raw queryset's model, cost more than running it.
-    """
-    user_pk = getattr(by, "pk", None)
+
+def lock_game_for(pk: int, user) -> tuple[Game, bool]:
+    """The game row, locked, and whether ``user`` referees it: one query answers both, so
+    the permission check of a referee's write costs no extra round trip."""
+    return _locked(pk, getattr(user, "pk", None))
+
+
+def _locked(pk: int, user_pk: int | None) -> tuple[Game, bool]:
+    # Building the ORM query, or a raw queryset's model, cost more than running it.
     table = Game._meta.db_table
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     fields, converters = _game_columns()
@@ -51,10 +56,7 @@ def lock_game(pk: int, *, by=None) -> Game:
     for index, convert in converters:
         values[index] = convert(values[index])
     locked = Game.from_db(connection.alias, [field.attname for field in fields], values)
-    extra = iter(row[len(fields) :])
-    if user_pk is not None:
-        locked.referee_answer = (user_pk, bool(next(extra)))
-    return locked
+    return locked, user_pk is not None and bool(row[len(fields)])
 
 
 def _game_columns() -> tuple[list, list]:

@@ -6,13 +6,10 @@ alone and plain form posts with the whole page, so it works without JavaScript t
 """
 
 import uuid
-from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import AnonymousUser
 from django.contrib.staticfiles import finders
-from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
@@ -20,24 +17,20 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.safestring import mark_safe
-from django.utils.translation import get_language, gettext
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from accounts.idempotency import claim
 from accounts.permissions import allowed
-from domain.i18n import told
-from scoring import charts, officiating, services, wording
+from domain.live import Viewer, live_answer
+from domain.pages import refusal_text, refusals_answered, refusals_in, refusals_kept
+from scoring import officiating, services, wording
 from scoring.bounds import MAX_PLAY_POINTS, MOST_PLAY_POINTS, PLAY_POINTS_STEP
 from scoring.forms import CorrectionForm, EventForm, HandForm, ReopenForm, in_names
+from scoring.live import GameQuestion, sheet_context
 from scoring.models import Game, Hand, ScoreEvent
-from scoring.receivers import live_key
 from scoring.rulesets import RuleSet, ScoringError
 from scoring.selectors import game_sheet, preview_hand, ruleset_of
-
-# Higher apps add links shown on a game's pages (its tournament, its table) without
-# scoring importing them: each hook takes a game and returns (label, url) pairs.
-GAME_LINKS: list[Callable[[Game], list[tuple[str, str]]]] = []
 
 
 def in_play_buttons(ruleset: RuleSet) -> list[int]:
@@ -46,10 +39,6 @@ def in_play_buttons(ruleset: RuleSet) -> list[int]:
         return []
     most = MAX_PLAY_POINTS.get(ruleset.boxes, MOST_PLAY_POINTS)
     return list(range(PLAY_POINTS_STEP, most + 1, PLAY_POINTS_STEP))
-
-
-def game_links(game: Game) -> list[tuple[str, str]]:
-    return [link for hook in GAME_LINKS for link in hook(game)]
 
 
 def _viewable(request, pk: int) -> Game:
@@ -68,76 +57,26 @@ def _scorable(request, pk: int) -> Game:
     return game
 
 
-def _unchanged(request, game: Game) -> bool:
-    return request.GET.get("since") == str(game.revision)
-
-
-def _sheet_context(game: Game) -> dict:
-    sheet = game_sheet(game)
-    series = [
-        charts.Series(label=sheet.side_labels[side.name], totals=sheet.running[side.name])
-        for side in sheet.sides
-    ]
-    chart = charts.running_total_svg(series, target=sheet.ruleset.target, _=gettext)
-    # The hand table leaves out columns every hand leaves empty, so that it fits.
-    in_play = sheet.ruleset.in_play_scoring or any(any(row.in_play.values()) for row in sheet.rows)
-    penalty = any(any(row.penalties.values()) for row in sheet.rows)
-    return {
-        "game": game,
-        "sheet": sheet,
-        "chart": mark_safe(chart),  # built from escaped labels and numbers only
-        "links": game_links(game),
-        "totals": _totals(game, sheet),
-        "in_play_column": in_play,
-        "penalty_column": penalty,
-        "side_columns": 2 + in_play + penalty,
-    }
-
-
-def _totals(game: Game, sheet) -> list[dict]:
-    return [
-        {
-            "name": side.name,
-            "label": sheet.side_labels[side.name],
-            "total": game.total_of(side.name),
-            "winner": game.winner == side.name,
-        }
-        for side in sheet.sides
-    ]
-
-
-# How long a game's public live part is kept without a writer's word.
-LIVE_SECONDS = 120
-
-
 def game_page(request, pk: int):
     """Public: every hand, the running totals and a chart; refreshes itself while live.
 
-    Its poll carries the revision it shows and is answered 204 after one cache read while
-    the game is unchanged; a changed live part is rendered once per revision and language
-    and served from the cache to the game's other viewers (it holds nothing personal).
-    The revision is kept for that read only while everyone may see the game (the held
-    game of a draft round, a private event's, never): other polls are checked first."""
-    since = request.GET.get("since")
-    if request.htmx and since and cache.get(live_key(pk)) == since:
+    The page and its poll ask the live answer (``scoring.live.answer_game``): the poll
+    carries the revision it shows and is answered 204 after one cache read while the game
+    is unchanged and everyone may see it, else with the live part, rendered once per
+    revision and language for every viewer."""
+    question = GameQuestion.of(pk, request)
+    answer = live_answer(question, Viewer.of(request))
+    if answer is None:
+        raise Http404("No such game.")
+    if question.since is None:
+        context = sheet_context(answer.game)
+        context["can_score"] = allowed(request.user, "game.score", answer.game)
+        response = HttpResponse(render_to_string("scoring/game.html", context, request))
+    elif answer.html is None:
         return HttpResponse(status=204)
-    game = _viewable(request, pk)
-    if allowed(AnonymousUser(), "game.view", game):
-        cache.set(live_key(pk), str(game.revision), LIVE_SECONDS)
-    if request.htmx and _unchanged(request, game):
-        return HttpResponse(status=204)
-    if request.htmx:
-        key = f"live:game-html:{game.pk}:{game.revision}:{get_language()}"
-        html = cache.get(key)
-        if html is None:
-            html = render_to_string("scoring/_game_live.html", _sheet_context(game), request)
-            cache.set(key, html, LIVE_SECONDS)
-        response = HttpResponse(html)
     else:
-        context = _sheet_context(game)
-        context["can_score"] = allowed(request.user, "game.score", game)
-        response = render(request, "scoring/game.html", context)
-    response["ETag"] = f'"game-{game.pk}-{game.revision}"'
+        response = HttpResponse(answer.html)
+    response["ETag"] = answer.etag
     return response
 
 
@@ -182,7 +121,7 @@ def my_tables(request):
 def _panel_context(
     game: Game, *, form: HandForm | None = None, notice: str = "", error="", user=None
 ):
-    context = _sheet_context(game)
+    context = sheet_context(game)
     sheet = context["sheet"]
     ruleset = sheet.ruleset
     number = game.hand_count + 1
@@ -313,6 +252,14 @@ def _answer(request, game: Game, **panel):
     return response
 
 
+def _panel_refusal(request, error, pk: int, *args, **kwargs):
+    """A refusal on the scoring panel: the problem, in the players' names, above the game
+    as the server has it."""
+    game = get_object_or_404(Game, pk=pk)
+    labels = {seat.name: seat.display_name for seat in game.seats.all()}
+    return _answer(request, game, error=in_names(refusal_text(error), labels))
+
+
 def service_worker(request):
     """The referee's service worker, from the site's root so that it may serve the
     scoring pages again without a connection (static/referee-sw.js)."""
@@ -337,10 +284,9 @@ def preview(request, pk: int):
     form = HandForm(request.POST, seats=game.seats.order_by("position"), ruleset=ruleset_of(game))
     result = problem = None
     if form.is_valid():
-        try:
+        with refusals_kept() as refused:
             result = preview_hand(game, **form.ending_kwargs())
-        except ScoringError as error:
-            problem = in_names(told(error.message), form.labels)
+        problem = in_names(refused.text, form.labels) if refused else None
     sheet = game_sheet(game)
     awards = []
     if result is not None:
@@ -357,6 +303,7 @@ def preview(request, pk: int):
 
 @login_required
 @require_POST
+@refusals_answered(_panel_refusal)
 def record(request, pk: int):
     game = _scorable(request, pk)
     sheet_seats = list(game.seats.order_by("position"))
@@ -374,14 +321,10 @@ def record(request, pk: int):
             idempotency_key=data["idempotency_key"] or None,
             **form.ending_kwargs(),
         )
-    except ScoringError as error:
+    except ScoringError as error:  # beside the field it is about; a conflict is the panel's
         form.refuse(error)
         return _answer(
             request, game, form=form, error=gettext("The hand was not saved: see below.")
-        )
-    except services.GameConflict as error:
-        return _answer(
-            request, game, error=gettext("The hand was not saved.") + " " + told(error.message)
         )
     notice = _saved_notice(outcome, form.labels)
     if not request.htmx:
@@ -425,6 +368,7 @@ def _redirect_with(request, game: Game, notice: str):
 
 @login_required
 @require_POST
+@refusals_answered(_panel_refusal)
 def add_event(request, pk: int):
     """Points during play: +5 … +35, a steal or a penalty for one seat."""
     game = _scorable(request, pk)
@@ -442,26 +386,21 @@ def add_event(request, pk: int):
     labels = {seat.name: seat.display_name for seat in game.seats.all()}
     key = request.POST.get("key", "")
     what = f"event {game.pk} {sorted(request.POST.items())}"
-    try:
-        with transaction.atomic():
-            if not claim(request.user, key, what):
-                return _answer(
-                    request, game, notice=gettext("Already counted; nothing was added twice.")
-                )
-            events = services.add_score_event(
-                game,
-                by=request.user,
-                hand=data["hand"],
-                seat=data["seat"],
-                kind=data["kind"],
-                points=data["points"],
-                double=data["double"],
-                from_seat=data["from_seat"] or None,
+    with transaction.atomic():
+        if not claim(request.user, key, what):
+            return _answer(
+                request, game, notice=gettext("Already counted; nothing was added twice.")
             )
-    except ScoringError as error:
-        return _answer(request, game, error=in_names(told(error.message), labels))
-    except services.GameConflict as error:
-        return _answer(request, game, error=told(error.message))
+        events = services.add_score_event(
+            game,
+            by=request.user,
+            hand=data["hand"],
+            seat=data["seat"],
+            kind=data["kind"],
+            points=data["points"],
+            double=data["double"],
+            from_seat=data["from_seat"] or None,
+        )
     who = labels.get(data["seat"], data["seat"])
     if data["kind"] == ScoreEvent.Kind.PENALTY:
         notice = gettext("Penalty for {name}.").format(name=who)
@@ -491,20 +430,16 @@ def _steal_notice(events: list[ScoreEvent], labels: dict[str, str]) -> str:
 
 @login_required
 @require_POST
+@refusals_answered(_panel_refusal)
 def undo_event(request, pk: int, event_id: int):
     game = _scorable(request, pk)
     key = request.POST.get("key", "")
-    try:
-        with transaction.atomic():
-            if not claim(request.user, key, f"undo {game.pk} {event_id}"):
-                return _answer(
-                    request, game, notice=gettext("Already undone; nothing was undone twice.")
-                )
-            event = services.undo_event(game, event_id, by=request.user, reason="undone by referee")
-    except ScoringError as error:
-        return _answer(request, game, error=told(error.message))
-    except services.GameConflict as error:
-        return _answer(request, game, error=told(error.message))
+    with transaction.atomic():
+        if not claim(request.user, key, f"undo {game.pk} {event_id}"):
+            return _answer(
+                request, game, notice=gettext("Already undone; nothing was undone twice.")
+            )
+        event = services.undo_event(game, event_id, by=request.user, reason="undone by referee")
     notice = wording.undone(event.kind, event.seat.display_name, event.points, gettext)
     if not request.htmx:
         return _redirect_with(request, game, notice)
@@ -513,22 +448,16 @@ def undo_event(request, pk: int, event_id: int):
 
 @login_required
 @require_POST
+@refusals_answered(_panel_refusal)
 def void(request, pk: int, number: int):
     """Void a recorded hand from the phone, with the reason (a misdeal, a hand in error)."""
     game = _scorable(request, pk)
     key = request.POST.get("key", "")
     reason = request.POST.get("reason", "")[:300]
-    try:
-        with transaction.atomic():
-            if not claim(request.user, key, f"void {game.pk} {number}"):
-                return _answer(
-                    request, game, notice=gettext("Already voided; nothing was done twice.")
-                )
-            services.void_hand(game, number, by=request.user, reason=reason)
-    except ScoringError as error:
-        return _answer(request, game, error=told(error.message))
-    except services.GameConflict as error:
-        return _answer(request, game, error=told(error.message))
+    with transaction.atomic():
+        if not claim(request.user, key, f"void {game.pk} {number}"):
+            return _answer(request, game, notice=gettext("Already voided; nothing was done twice."))
+        services.void_hand(game, number, by=request.user, reason=reason)
     notice = gettext("Hand {number} voided: {reason}").format(number=number, reason=reason.strip())
     if not request.htmx:
         return _redirect_with(request, game, notice)
@@ -552,30 +481,30 @@ def correct(request, pk: int, number: int):
             notice = gettext("Hand {number} corrected: {reason}").format(
                 number=number, reason=data["reason"]
             )
-            try:
-                with transaction.atomic():
-                    # The phone's outbox may send a correction again after a lost answer.
-                    if not claim(request.user, data["idempotency_key"], f"correct {game.pk}"):
-                        notice = gettext(
-                            "Hand {number} was already corrected; it was not done twice."
-                        ).format(number=number)
-                    else:
-                        services.correct_hand(
-                            game,
-                            number,
-                            by=request.user,
-                            reason=data["reason"],
-                            expected_version=data["expected_version"],
-                            **form.ending_kwargs(),
-                        )
-            except ScoringError as error:
-                form.refuse(error)
-            except services.GameConflict as error:
-                conflict = told(error.message)
+            with refusals_kept() as refused, transaction.atomic():
+                # The phone's outbox may send a correction again after a lost answer.
+                if not claim(request.user, data["idempotency_key"], f"correct {game.pk}"):
+                    notice = gettext(
+                        "Hand {number} was already corrected; it was not done twice."
+                    ).format(number=number)
+                else:
+                    services.correct_hand(
+                        game,
+                        number,
+                        by=request.user,
+                        reason=data["reason"],
+                        expected_version=data["expected_version"],
+                        **form.ending_kwargs(),
+                    )
+            if isinstance(refused.error, services.GameConflict):
+                # Changed meanwhile: the hand as it is now, to check before correcting again.
+                conflict = refused.text
                 current = Hand.objects.get(game=game, number=number, is_current=True)
+            elif refused:
+                form.refuse(refused.error)
+            elif request.htmx:
+                return _answer(request, game, notice=notice)
             else:
-                if request.htmx:
-                    return _answer(request, game, notice=notice)
                 return _redirect_with(request, game, notice)
     else:
         initial = HandForm.initial_from(current)
@@ -610,13 +539,9 @@ def reopen(request, pk: int):
     reopen_form = ReopenForm(request.POST, prefix="reopen")
     if reopen_form.is_valid():
         reason = reopen_form.cleaned_data["reason"]
-        try:
+        with refusals_in(reopen_form) as refused:
             services.reopen_game(game, by=request.user, reason=reason)
-        except ScoringError as error:
-            reopen_form.add_error("reason", told(error.message))
-        except services.GameConflict as error:
-            reopen_form.add_error(None, told(error.message))
-        else:
+        if not refused:
             return _redirect_with(
                 request, game, gettext("The game is open again: {reason}").format(reason=reason)
             )

@@ -5,11 +5,14 @@
     htmx.config.timeout = 15000;          // a phone on a bad connection: give up and say so
     htmx.config.historyCacheSize = 0;
   }
-  function banner(text) {
-    var el = document.getElementById("connection");
-    if (!el) return;
-    el.textContent = text;
-    el.hidden = !text;
+  // A failure is said at once (role="alert"); live updates pausing, politely.
+  function banner(text, quiet) {
+    [["connection", !quiet], ["connection-paused", quiet]].forEach(function (which) {
+      var el = document.getElementById(which[0]);
+      if (!el) return;
+      el.textContent = which[1] ? text : "";
+      el.hidden = !(which[1] && text);
+    });
   }
   document.addEventListener("htmx:configRequest", function (event) {
     var token = document.querySelector('meta[name="csrf-token"]');
@@ -34,7 +37,7 @@
     } else if (event.detail.requestConfig && event.detail.requestConfig.verb !== "get") {
       banner(words("writeFailed"));
     } else {
-      banner(words("paused"));
+      banner(words("paused"), true);
     }
   }
   document.addEventListener("htmx:sendError", failed);

@@ -18,6 +18,10 @@
     box.classList.toggle("clock-warn", left > 0 && left <= 5);
     box.classList.toggle("clock-zero", left === 0);
     if (violation) violation.classList.toggle("attention", left === 0);
+    // Said once, politely, when the time runs out: the ticking figure itself is silent.
+    var warning = document.getElementById("clock-warning");
+    var said = left === 0 ? warning && warning.getAttribute("data-text") : "";
+    if (warning && warning.textContent !== said) warning.textContent = said;
   }
 
   function tick() {

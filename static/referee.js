@@ -38,8 +38,10 @@
   function panel() { return document.getElementById(PANEL); }
 
   // --- the bar ---------------------------------------------------------------------------
+  var heard = document.getElementById("referee-said");  // the bar's words, for screen readers
   function say(text, state) {
     line.textContent = text;
+    if (heard) heard.textContent = text;
     bar.classList.remove("saving", "saved", "waiting", "refused");
     if (state) bar.classList.add(state);
   }
@@ -106,11 +108,41 @@
       error: (said && said.dataset.error) || ""
     };
   }
+  // A keyboard user's place survives the panel's replacement too: the control that had
+  // the focus has it again (found by its id, its label, its form, or else its place among
+  // the panel's controls), so that the next Tab goes on from there, not from the top.
+  var CONTROLS = "a[href], button, input:not([type=hidden]), select, textarea, summary";
+  function focusedIn(old) {
+    var active = document.activeElement;
+    if (!active || active === old || !old.contains(active)) return null;
+    return {
+      id: active.id,
+      label: active.getAttribute("aria-label") || "",
+      form: active.form && active.form.id ? active.form.id : "",
+      tag: active.tagName,
+      name: active.name || "",
+      value: active.tagName === "BUTTON" ? active.value : "",
+      index: Array.prototype.indexOf.call(old.querySelectorAll(CONTROLS), active)
+    };
+  }
+  function refocus(fresh, at) {
+    if (!at) return;
+    var controls = Array.prototype.slice.call(fresh.querySelectorAll(CONTROLS));
+    function first(test) { return controls.filter(test)[0]; }
+    var el = (at.id && first(function (c) { return c.id === at.id; })) ||
+      (at.label && first(function (c) { return c.getAttribute("aria-label") === at.label; })) ||
+      (at.form && first(function (c) {
+        return c.form && c.form.id === at.form && c.tagName === at.tag && (c.name || "") === at.name &&
+          (c.tagName !== "BUTTON" || c.value === at.value);
+      })) || controls[at.index];
+    if (el) el.focus({ preventScroll: true });
+  }
   function swap(answer) {
     var old = panel();
     var fresh = answer.holder.querySelector("#" + PANEL);
     if (!old || !fresh) return null;
     var kept = remember(old);
+    var focused = focusedIn(old);
     var x = window.scrollX, y = window.scrollY;
     // A shorter panel (an event undone) must not pull the page up under the thumb:
     // the panel keeps at least the height it had.
@@ -118,6 +150,7 @@
     old.replaceWith(fresh);
     advanceForPending();  // first, so that the hand being filled in is matched by number
     restore(fresh, kept);
+    refocus(fresh, focused);
     window.scrollTo(x, y);  // never let a longer or shorter panel move the page
     if (window.htmx) window.htmx.process(fresh);
     var handForm = fresh.querySelector("#hand-form");

@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 
 import pytest
 from django.conf import settings
+from django.db.backends.signals import connection_created
 
 from tests.workers import start_worker, stop_worker, worker_env
 
@@ -28,6 +29,21 @@ HOW_TO_BROKER = (
     "needs Redis and a Celery worker: run with REDIS_URL=redis://127.0.0.1:6379/0 and "
     "DATABASE_URL=postgres://... (README, 'Tests against PostgreSQL and Redis')"
 )
+
+
+def _commit_without_waiting_for_the_disk(sender, connection, **kwargs):
+    """A test database is thrown away: its commits need not wait for the disk.
+
+    ``synchronous_commit = off`` keeps every guarantee a test can see (atomicity,
+    isolation, what each connection reads after a commit) and drops only durability
+    across a crash of the database server, which no test exercises.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET synchronous_commit TO off")
+
+
+connection_created.connect(_commit_without_waiting_for_the_disk, dispatch_uid="tests-async-commit")
 
 
 def uses_postgres() -> bool:
@@ -76,13 +92,15 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         test_db = connection.settings_dict["NAME"]
     app.control.purge()
-    log_path = ROOT / "test-output" / "celery-worker.log"
-    worker = start_worker(worker_env(test_db), log_path, "capicu-test")
+    # Named by the test database: test runs side by side (CI's parts) keep their own log.
+    log_path = ROOT / "test-output" / f"celery-worker-{test_db}.log"
+    worker = start_worker(worker_env(test_db), log_path, f"capicu-test-{test_db}")
+    node = socket.gethostname()  # the worker's %h
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if worker.poll() is not None:
             pytest.fail(f"celery worker exited with {worker.returncode}; see {log_path}")
-        if app.control.ping(timeout=0.5):
+        if app.control.ping(timeout=0.5, destination=[f"capicu-test-{test_db}@{node}"]):
             break
     else:
         stop_worker(worker)

@@ -5,7 +5,7 @@ import random
 import factory
 from django.contrib.auth import get_user_model
 
-from accounts.models import Player
+from players.models import Player
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -78,7 +78,6 @@ def bulk_event(entrants: int, rounds: int):
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from accounts.models import Player
     from scoring.engine import count_tallies
     from scoring.models import Game, Hand, Seat, Side
     from scoring.rulesets import get_ruleset

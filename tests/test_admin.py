@@ -13,7 +13,7 @@ from tests.factories import SuperuserFactory, start_game
         "/admin/scoring/game/",
         "/admin/scoring/hand/",
         "/admin/scoring/scoreevent/",
-        "/admin/accounts/player/",
+        "/admin/players/player/",
         "/admin/accounts/idempotencykey/",
     ],
 )

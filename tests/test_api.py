@@ -30,7 +30,7 @@ def test_an_unexpected_failure_on_the_api_answers_json(monkeypatch):
 
 
 def test_an_unexpected_failure_on_a_page_keeps_the_html_page(monkeypatch):
-    monkeypatch.setattr("tournaments.selectors.visible_tournaments", broken)
+    monkeypatch.setattr("tournaments.read.selectors.visible_tournaments", broken)
     response = Client(raise_request_exception=False).get("/")
     assert response.status_code == 500
     assert response["Content-Type"].startswith("text/html")

@@ -266,8 +266,8 @@ def test_the_real_page_and_its_answers_are_read_the_same_way(bench, client):
     same answer read twice (nothing new)."""
     from scoring.services import record_hand
     from tests.factories import UserFactory, cutthroat_round
-    from tournaments import live
     from tournaments.models import Match
+    from tournaments.read import live
 
     organizer = UserFactory()
     tournament, _, round_ = cutthroat_round(organizer, players=8)

@@ -119,7 +119,7 @@ def test_unknown_pages_are_404(client, event):
 def test_live_regions_answer_204_while_nothing_changed(
     client, event, organizer, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from tournaments import live as live_parts
+    from tournaments.read import live as live_parts
 
     monkeypatch.setattr(live_parts, "TABLES_HOLD", 0)  # a hand shows at the next poll
     tournament, matches = event
@@ -389,7 +389,7 @@ def test_tournament_page_queries_do_not_grow_with_the_field(client, organizer):
 
 
 def test_tournament_page_for_1024_entrants_makes_as_many_queries_as_for_16(client):
-    from tournaments.standings_store import rebuild_standings
+    from tournaments.read.standings_store import rebuild_standings
 
     small, _ = bulk_event(16, 1)
     large, _ = bulk_event(1024, 1)
@@ -488,7 +488,7 @@ def test_the_tournament_header_names_a_stage_once_when_its_name_is_its_format(cl
 
 
 def test_a_new_events_standings_give_no_reasons_before_any_game(client, organizer):
-    from tournaments.standings_store import rebuild_standings
+    from tournaments.read.standings_store import rebuild_standings
 
     tournament, _ = make_event(organizer, players=12, slug="nuevo")
     rebuild_standings(tournament.pk)
@@ -501,7 +501,7 @@ def test_a_new_events_standings_give_no_reasons_before_any_game(client, organize
 
 
 def test_standings_give_reasons_once_a_game_is_played(client, event):
-    from tournaments.standings_store import rebuild_standings
+    from tournaments.read.standings_store import rebuild_standings
 
     tournament, _ = event
     rebuild_standings(tournament.pk)

@@ -11,11 +11,11 @@ from rest_framework.test import APIClient
 
 from circuit.services.series import create_next_event, create_series
 from tests.factories import PlayerFactory, UserFactory, client_for, cutthroat_round
-from tournaments import live
 from tournaments import services as events
 from tournaments.demo import play
 from tournaments.models import Match
-from tournaments.standings_store import rebuild_standings
+from tournaments.read import live
+from tournaments.read.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db
 

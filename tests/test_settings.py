@@ -79,7 +79,7 @@ PUBLISH_WITH_REDIS_AWAY = """
 import time, django
 django.setup()
 from config.celery import app
-from tournaments.tasks import recompute_standings
+from jobs.runner import run_job
 
 def no_backend(*args, **kwargs):
     raise AssertionError("publishing touched the result backend")
@@ -87,7 +87,7 @@ def no_backend(*args, **kwargs):
 app.backend.on_task_call = no_backend
 started = time.monotonic()
 try:
-    recompute_standings.delay(1)
+    run_job.delay("standings", 1)
 except Exception as error:
     print(type(error).__name__, round(time.monotonic() - started, 3))
 """

@@ -14,7 +14,7 @@ from accounts.models import Preference
 from tests.factories import UserFactory
 from tests.test_pages import make_event
 from tournaments.demo import play
-from tournaments.standings_store import rebuild_standings
+from tournaments.read.standings_store import rebuild_standings
 
 CATALOGUE = Path(settings.BASE_DIR) / "locale" / "es" / "LC_MESSAGES"
 # The folders whose marked strings make the catalogue (what `make messages` reads).

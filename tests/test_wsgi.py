@@ -1,12 +1,17 @@
 """The production start the README documents: ``gunicorn config.wsgi`` with DEBUG off."""
 
+import atexit
+import functools
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.error
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +36,18 @@ def free_port() -> int:
 
 def prepared(folder: Path, **extra: str) -> dict[str, str]:
     """The README's production environment on a scratch database and static folder in
-    ``folder``, migrated and collected: the environment to start a server with."""
+    ``folder``, migrated and collected: the environment to start a server with.
+
+    The steps run once per test session (``migrated_and_collected``); each caller gets a
+    copy of their result, as a server started after them would find it."""
+    template = migrated_and_collected()
+    for database in template.glob("db.sqlite3*"):  # with a journal, if one was left
+        shutil.copyfile(database, folder / database.name)
+    shutil.copytree(template / "static", folder / "static")
+    return production_env(folder, **extra)
+
+
+def production_env(folder: Path, **extra: str) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
@@ -46,9 +62,19 @@ def prepared(folder: Path, **extra: str) -> dict[str, str]:
         STATIC_ROOT=str(folder / "static"),
         **extra,
     )
+    return env
+
+
+@functools.cache
+def migrated_and_collected() -> Path:
+    """``manage.py migrate`` and ``collectstatic`` as the README runs them, once for the
+    session, in a folder removed when the session ends."""
+    folder = Path(tempfile.mkdtemp(prefix="capicu-production-"))
+    atexit.register(shutil.rmtree, folder, True)
+    env = production_env(folder)
     for step in (["migrate", "--noinput"], ["collectstatic", "--noinput"]):
         manage(env, *step)
-    return env
+    return folder
 
 
 def manage(env: dict[str, str], *args: str) -> None:
@@ -80,12 +106,18 @@ def serving(command: list[str], port: int, env: dict[str, str], log_path: Path):
     server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
+        # A busy machine may take a while to import Django: wait for the server to
+        # answer (up to two minutes), never start the test against one that does not.
+        deadline = time.monotonic() + 120
+        while True:
             try:
-                urllib.request.urlopen(f"{base}/health/", timeout=2)
+                urllib.request.urlopen(f"{base}/health/", timeout=5)
                 break
+            except urllib.error.HTTPError:
+                break  # it answers: what it says is the test's to judge
             except OSError:
                 assert server.poll() is None, log_path.read_text()
+                assert time.monotonic() < deadline, "the server never answered its health check"
                 time.sleep(0.2)
         yield base
     finally:

@@ -24,8 +24,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from accounts.models import Player
-from accounts.players import look_up_all, new_player
+from players.matching import look_up_all, new_player
+from players.models import Player
 from scoring.models import Dispute, Game, Hand, OfficialAct, ScoreEvent, Seat, Side
 from scoring.selectors import replay_all
 from tournaments.models import (
@@ -38,6 +38,8 @@ from tournaments.models import (
     StandingsSnapshot,
     Tournament,
 )
+from tournaments.read.standings_store import rebuild_standings
+from tournaments.sanctions import scope_of
 
 # Held while a model's time of writing is switched off to write the archive's own times.
 _times_lock = threading.Lock()
@@ -217,8 +219,6 @@ def export_event(tournament: Tournament) -> dict:
                 "standings": _standings(snapshot.document, seed_of) if snapshot else None,
             }
         )
-    from tournaments.sanctions import scope_of
-
     acts = [
         {**_fields(act, ACT_FIELDS), "by": _username(act.actor)}
         for act in OfficialAct.objects.filter(scope=scope_of(tournament))
@@ -459,8 +459,6 @@ def import_event(document: dict, *, slug: str | None = None, organizer=None) -> 
 
 
 def _import(document: dict, slug: str, organizer) -> Tournament:
-    from tournaments.standings_store import rebuild_standings
-
     info = dict(document["tournament"], slug=slug)
     tournament = _build(Tournament, info, TOURNAMENT_FIELDS, "tournament", created_by=organizer)
     tournament.save()
@@ -658,8 +656,6 @@ def _create_keeping_times(model, rows: list, field: str) -> None:
 
 
 def _import_acts(acts: list[dict], tournament: Tournament) -> None:
-    from tournaments.sanctions import scope_of
-
     rows = [
         _build(OfficialAct, act, ACT_FIELDS, f"acts[{n}]", scope=scope_of(tournament))
         for n, act in enumerate(acts)

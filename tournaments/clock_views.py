@@ -9,8 +9,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from domain.errors import DomainError
-from domain.i18n import told
+from domain.pages import refusals_said
 from tournaments import round_clock
 from tournaments.models import Round, Stage
 from tournaments.views import managed_tournament
@@ -32,7 +31,7 @@ def stage_clock(request, slug: str, order: int):
     if stage is None:
         raise Http404
     minutes = request.POST.get("minutes", "").strip()
-    try:
+    with refusals_said(request):
         round_clock.set_stage_clock(
             stage,
             by=request.user,
@@ -40,9 +39,6 @@ def stage_clock(request, slug: str, order: int):
             hands_after_time=request.POST.get("hands_after_time", "0").strip() or 0,
             starts=request.POST.get("starts", "publish"),
         )
-    except DomainError as error:
-        messages.error(request, told(error.message))
-    else:
         messages.success(
             request,
             gettext("Rounds of this stage now last {minutes} minutes.").format(minutes=minutes)
@@ -75,10 +71,7 @@ def round_clock_action(request, slug: str, order: int, number: int):
         messages.error(request, gettext("Choose what to do with the clock."))
         return _back(tournament, round_.stage, round_)
     extra = {"minutes": request.POST.get("minutes", "").strip()} if action == "extend" else {}
-    try:
+    with refusals_said(request):
         round_clock.ACTIONS[action](round_, by=request.user, **extra)
-    except DomainError as error:
-        messages.error(request, told(error.message))
-    else:
         messages.success(request, DONE[action]())
     return _back(tournament, round_.stage, round_)

@@ -10,14 +10,14 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 
-from accounts.models import Player
+from jobs import runner
+from players.models import Player
 from scoring import services as scoring
 from scoring.models import Game
 from scoring.selectors import ruleset_of
 from scoring.simulate import play_hand
 from tournaments import services
 from tournaments.models import Match, Round, Stage, Tournament
-from tournaments.tasks import standings_held
 
 PLAYERS = [
     "Ana Rivera", "Benito Cruz", "Carmen Ortiz", "Dario Fuentes", "Elena Marte", "Felix Soto",
@@ -43,6 +43,10 @@ class Demo:
     tournaments: list[Tournament] = field(default_factory=list)
     logins: dict[str, str] = field(default_factory=dict)
     hands: int = 0
+    # Who organized the events, and the shuffles' source as the events left it: the
+    # apps above build their part of the demo on from them (``manage.py load_demo``).
+    organizer: object = None
+    rng: random.Random | None = None
 
 
 def play(game: Game, by, rng: random.Random, *, hands: int | None = None) -> int:
@@ -131,12 +135,14 @@ def _running(tournament: Tournament, by) -> None:
 
 
 def load(seed: int = 2026) -> Demo:
-    """Create the demo event on an empty database."""
+    """Create the demo events on an empty database (the series, leaderboards and ladder
+    session are built on them by ``circuit.demo``, from ``demo.organizer`` and
+    ``demo.rng``)."""
     rng = random.Random(seed)
     users = _users()
     organizer = users["organizer"]
     referees = [users["referee1"], users["referee2"]]
-    demo = Demo(logins=dict(DEMO_PASSWORDS))
+    demo = Demo(logins=dict(DEMO_PASSWORDS), organizer=organizer, rng=rng)
 
     # 1. Eighteen players, four a table, Cutthroat: three rounds played, a fourth live.
     demo.tournaments.append(
@@ -165,7 +171,7 @@ def load(seed: int = 2026) -> Demo:
     services.register_entrants(cup, by=organizer, text="\n".join(PLAYERS[16:32]))
     stage = services.add_stage(cup, by=organizer, name="Bracket", format="single_elimination")
     _running(cup, organizer)
-    with standings_held(cup.pk):
+    with runner.held("standings", cup.pk):
         demo.hands += _play_bracket(stage, organizer, referees, rng)
     demo.tournaments.append(cup)
 
@@ -181,7 +187,7 @@ def load(seed: int = 2026) -> Demo:
         dcs, by=organizer, name="Swiss", format="swiss", settings={"rounds": 3}
     )
     _running(dcs, organizer)
-    with standings_held(dcs.pk):
+    with runner.held("standings", dcs.pk):
         for number in (1, 2):
             round_ = _round(stage, organizer, referees)
             live = 1 if number == 2 else 0
@@ -192,11 +198,6 @@ def load(seed: int = 2026) -> Demo:
     # Open's first sixteen make up the league's teams, and two of them play the cup too.
     # Ana Rivera's player is the ``ana`` login's, so her account page lists her events.
     Player.objects.filter(display_name=DEMO_PLAYER).update(user=users["ana"])
-
-    # 5. A weekly series of two events, the leaderboards, a ladder session (circuit.demo).
-    from circuit.demo import load as load_circuit
-
-    demo.hands += load_circuit(organizer, rng, play=play, players_from="cutthroat-open")
     return demo
 
 
@@ -212,7 +213,7 @@ def _round_robin(
     services.register_entrants(tournament, by=organizer, text="\n".join(entries))
     stage = services.add_stage(tournament, by=organizer, name="Round robin", format="round_robin")
     _running(tournament, organizer)
-    with standings_held(tournament.pk):
+    with runner.held("standings", tournament.pk):
         for number in range(1, rounds + 1):
             round_ = _round(stage, organizer, referees)
             live = live_tables if number == rounds else 0

@@ -2,8 +2,8 @@
 
 from dataclasses import dataclass
 
-from accounts.players import split_club
 from domain.say import say
+from players.names import split_club
 
 MAX_NAME = 120
 

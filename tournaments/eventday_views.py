@@ -10,9 +10,9 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from domain.i18n import told
+from domain.pages import refusals_said
 from domain.say import say
 from scoring.bounds import ID_MAX, digits
-from scoring.rulesets import ScoringError
 from tournaments import services
 from tournaments.clock import read_local
 from tournaments.models import MatchSeat, Stage
@@ -24,13 +24,6 @@ def _back(tournament, request):
     back = reverse("manage-tournament", args=[tournament.slug])
     anchor = request.POST.get("back", "")
     return redirect(back + (f"?{anchor}" if anchor.startswith(("stage=", "round=")) else ""))
-
-
-def _run(request, tournament, action) -> None:
-    try:
-        messages.success(request, action())
-    except (services.TournamentError, ScoringError) as error:
-        messages.error(request, told(error.message))
 
 
 def _time(request, tournament, name: str):
@@ -65,7 +58,8 @@ def stage_check_in(request, slug: str):
             return gettext("{name} seats only checked-in entrants.").format(name=stage.name)
         return gettext("{name} seats every entrant, checked in or not.").format(name=stage.name)
 
-    _run(request, tournament, change)
+    with refusals_said(request):
+        messages.success(request, change())
     return _back(tournament, request)
 
 
@@ -105,5 +99,6 @@ def did_not_play(request, slug: str):
             reason=seat.get_did_not_play_display().lower(),
         )
 
-    _run(request, tournament, record)
+    with refusals_said(request):
+        messages.success(request, record())
     return _back(tournament, request)

@@ -13,11 +13,12 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from django.db.models import Prefetch
+from django.http import StreamingHttpResponse
 
 from scoring.models import Hand, ScoreEvent, Seat
 from tournaments.models import Match, MatchSeat, Round, Tournament
-from tournaments.selectors import side_names, standing_lines
-from tournaments.standings import BRACKET_FINISH, MARKS, TIEBREAKERS, metric_text
+from tournaments.read.selectors import side_names, standing_lines
+from tournaments.read.standings import BRACKET_FINISH, MARKS, TIEBREAKERS, metric_text
 
 STANDINGS_COLUMNS = [
     "tournament",
@@ -213,8 +214,6 @@ EXPORTS = {"standings": standings_rows, "results": results_rows}
 
 def csv_response(tournament: Tournament, kind: str):
     """A streamed CSV download of one export (``standings`` or ``results``)."""
-    from django.http import StreamingHttpResponse
-
     response = StreamingHttpResponse(
         csv_lines(EXPORTS[kind](tournament)), content_type="text/csv; charset=utf-8"
     )

@@ -23,8 +23,8 @@ from tournaments.bounds import (
     STAGE_SETTING_RANGES,
 )
 from tournaments.entries import MAX_NAME
-from tournaments.models import Stage, Tournament
-from tournaments.standings import METRICS, TIEBREAKERS
+from tournaments.models import Stage, Tournament, default_tiebreak_order
+from tournaments.read.standings import METRICS, TIEBREAKERS
 
 TIEBREAK_SLOTS = 6
 # The rule-set fields an organizer may change from the preset.
@@ -318,8 +318,6 @@ class TournamentForm(RulesForm, StageOptions):
 
 
 def get_default_order():
-    from tournaments.models import default_tiebreak_order
-
     return default_tiebreak_order()
 
 

@@ -10,6 +10,7 @@ import zoneinfo
 from django.core.cache import cache
 from django.utils import timezone
 
+from scoring.models import Game
 from tournaments.models import Tournament
 
 GAME_PAGES = {
@@ -51,6 +52,9 @@ def forget_time_zone(slug: str) -> None:
 
 
 def _tournament_of_game(pk) -> str | None:
+    """The slug of the event a game is played in; None for a game outside any event
+    (kept as "": a game is given its table when it is made, in the same transaction, so
+    one that exists without a table never gets one) and for no such game (not kept)."""
     key = GAME_KEY.format(pk=pk)
     slug = cache.get(key)
     if slug is None:
@@ -59,9 +63,11 @@ def _tournament_of_game(pk) -> str | None:
             .values_list("slug", flat=True)
             .first()
         )
+        if slug is None and Game.objects.filter(pk=pk).exists():
+            slug = ""
         if slug is not None:
             cache.set(key, slug, KEEP)
-    return slug
+    return slug or None
 
 
 def _zone_of(match) -> str | None:

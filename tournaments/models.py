@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
+from scoring.rulesets import get_ruleset
 from tournaments.bounds import SEED_CEILING
 
 DEFAULT_TIEBREAK_ORDER = [
@@ -86,8 +87,6 @@ class Tournament(models.Model):
 
     @property
     def is_teams(self) -> bool:
-        from scoring.rulesets import get_ruleset
-
         return (
             get_ruleset(self.ruleset_key, players=self.table_size, overrides=self.overrides).teams
             == "partners"
@@ -187,9 +186,9 @@ class Entrant(models.Model):
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entrants")
     name = models.CharField(max_length=250)
-    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="entries")
+    player = models.ForeignKey("players.Player", on_delete=models.PROTECT, related_name="entries")
     partner = models.ForeignKey(
-        "accounts.Player",
+        "players.Player",
         null=True,
         blank=True,
         on_delete=models.PROTECT,
@@ -465,7 +464,7 @@ class StandingsSnapshot(models.Model):
 
     ``document`` is JSON: ``{"order": [the tiebreak order it was ranked by], "metrics":
     [key, ...], "lines": [[entrant_id, rank, tied, withdrawn, games_played, [metric
-    values in that order]], ...]}``, best first (``tournaments.standings_store`` writes
+    values in that order]], ...]}``, best first (``tournaments.read.standings_store`` writes
     and reads it; each line's reason is told from the lines and the order). It is text,
     not a JSON column: written whole after every change and read whole, it needs no
     indexing.
@@ -588,7 +587,7 @@ class Suspension(models.Model):
         SERIES = "series", _("One series")
 
     player = models.ForeignKey(
-        "accounts.Player", on_delete=models.CASCADE, related_name="suspensions"
+        "players.Player", on_delete=models.CASCADE, related_name="suspensions"
     )
     scope = models.CharField(max_length=10, choices=Scope.choices)
     organizer = models.ForeignKey(

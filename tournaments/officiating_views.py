@@ -11,7 +11,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from domain.errors import DomainError
-from domain.i18n import told
+from domain.pages import refusals_said
 from scoring import officiating
 from scoring.bounds import ID_MAX, digits
 from scoring.models import Dispute
@@ -60,7 +60,7 @@ def resolve(request, slug: str, pk: int):
     if dispute is None:
         raise Http404
     upheld = request.POST.get("outcome") == "upheld"
-    try:
+    with refusals_said(request):
         officiating.resolve_dispute(
             dispute,
             by=request.user,
@@ -68,9 +68,6 @@ def resolve(request, slug: str, pk: int):
             reason=request.POST.get("reason", ""),
             correction=_correction(request.POST, dispute) if upheld else None,
         )
-    except DomainError as refused:
-        messages.error(request, told(refused.message))
-    else:
         messages.success(
             request,
             gettext("Dispute upheld.") if upheld else gettext("Dispute dismissed."),
@@ -86,13 +83,10 @@ def disqualify(request, slug: str):
     entrant = Entrant.objects.filter(pk=pk, tournament=tournament).first() if pk else None
     if entrant is None:
         raise Http404
-    try:
+    with refusals_said(request):
         if request.POST.get("confirm") != "1":  # nothing changes until the effect is confirmed
             raise DomainError(disqualify_effect(entrant), "confirm")
         sanctions.disqualify(entrant, reason=request.POST.get("reason", ""), by=request.user)
-    except DomainError as refused:
-        messages.error(request, told(refused.message))
-    else:
         messages.success(request, gettext("{name} is disqualified.").format(name=entrant.name))
     return redirect(reverse("manage-tournament", args=[tournament.slug]) + "#sanctions")
 

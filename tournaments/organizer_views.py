@@ -21,12 +21,12 @@ from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.permissions import allowed
-from domain.errors import DomainError
 from domain.i18n import told
+from domain.pages import refusals_in, refusals_kept, refusals_said
 from scoring.bounds import ID_MAX, digits
 from scoring.models import Game
-from scoring.rulesets import PRESETS, ScoringError
-from tournaments import clock, selectors, services
+from scoring.rulesets import PRESETS
+from tournaments import clock, services
 from tournaments.bounds import SEED_RANGE
 from tournaments.forms import (
     RULE_FIELDS,
@@ -45,8 +45,9 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
+from tournaments.read import selectors
+from tournaments.read.standings import METRICS
 from tournaments.services import forfeits
-from tournaments.standings import METRICS
 from tournaments.views import format_unless_named, managed_tournament
 
 LONG_GAME = timedelta(minutes=75)
@@ -65,26 +66,26 @@ def new_tournament(request):
     form = TournamentForm(request.POST or None, preset=preset)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        try:
-            with transaction.atomic():
-                tournament = services.create_tournament(
-                    by=request.user,
-                    name=data["name"],
-                    ruleset_key=preset,
-                    table_size=data["table_size"],
-                    overrides=form.overrides(),
-                    public=data["public"],
-                    tiebreak_order=data["tiebreak_order"],
-                )
-                services.add_stage(
-                    tournament,
-                    by=request.user,
-                    name=data["stage_name"],
-                    format=data["stage_format"],
-                    settings=form.settings(),
-                )
-        except (services.TournamentError, ScoringError) as error:
-            form.add_error(None, told(error.message))
+        with refusals_kept() as refused, transaction.atomic():
+            tournament = services.create_tournament(
+                by=request.user,
+                name=data["name"],
+                ruleset_key=preset,
+                table_size=data["table_size"],
+                overrides=form.overrides(),
+                public=data["public"],
+                tiebreak_order=data["tiebreak_order"],
+            )
+            services.add_stage(
+                tournament,
+                by=request.user,
+                name=data["stage_name"],
+                format=data["stage_format"],
+                settings=form.settings(),
+            )
+        # Above the form: the stage's fields and the event's share names.
+        if refused:
+            form.add_error(None, refused.text)
         else:
             messages.success(
                 request,
@@ -595,10 +596,10 @@ IN_PLACE = {"check-in", "withdraw"}
 
 def _act_in_place(request, tournament: Tournament, handler):
     """Run a row action and answer with the entrants list only, saying what it did."""
-    try:
-        said, failed = handler(request, tournament), False
-    except (services.TournamentError, ScoringError, DomainError) as error:
-        said, failed = told(error.message), True
+    said = ""
+    with refusals_kept() as refused:
+        said = handler(request, tournament)
+    said, failed = refused.text or said, bool(refused)
     # htmx swaps only successful answers: a refusal is shown in the list, on its row.
     acted = digits(request.POST.get("entrant"), (1, ID_MAX))
     # The event-day panel of the stage and round the page shows counts them too.
@@ -644,12 +645,10 @@ def act(request, slug: str, action: str):
         raise Http404("No such action.")
     if request.htmx and action in IN_PLACE:
         return _act_in_place(request, tournament, handler)
-    try:
+    with refusals_said(request) as refused:
         messages.success(request, handler(request, tournament))
-    except (services.TournamentError, ScoringError, DomainError) as error:
-        messages.error(request, told(error.message))
-        if action == "register":
-            request.session["paste_text"] = request.POST.get("text", "")
+    if refused and action == "register":
+        request.session["paste_text"] = request.POST.get("text", "")
     back = reverse("manage-tournament", args=[tournament.slug])
     anchor = request.POST.get("back", "")
     back += f"?{anchor}" if anchor.startswith(("stage=", "round=")) else ""
@@ -667,13 +666,12 @@ def answer_invitation(request, pk: int, answer: str):
     name = invitation.tournament.name
     # Answered from the referee's page, the answer comes back there.
     back = "my-tables" if request.POST.get("back") == "my-tables" else "account"
-    try:
+    with refusals_said(request) as refused:
         if answer == "decline":
             services.decline_invitation(invitation, by=request.user)
         else:
             staff = services.accept_invitation(invitation, by=request.user)
-    except DomainError as error:  # no longer open to this account: said, nothing changed
-        messages.error(request, told(error.message))
+    if refused:  # no longer open to this account: said, nothing changed
         return redirect(back)
     if answer == "decline":
         messages.success(request, gettext("You declined the role in {name}.").format(name=name))
@@ -690,12 +688,6 @@ def answer_invitation(request, pk: int, answer: str):
 
 
 # --- pages of their own: a form that answers in its fields ---------------------------------
-
-
-def _refuse(form, error) -> None:
-    """Put a service's refusal on the field it names (else above the form)."""
-    field = getattr(error, "field", None)
-    form.add_error(field if field in form.fields else None, told(error.message))
 
 
 def _locked(tournament: Tournament) -> dict[str, bool]:
@@ -736,11 +728,8 @@ def tournament_settings(request, slug: str):
             }
         if not locked["rules"]:
             changes |= {"table_size": data["table_size"], "overrides": form.overrides()}
-        try:
+        with refusals_in(form):
             services.update_tournament(tournament, by=request.user, **changes)
-        except (services.TournamentError, ScoringError) as error:
-            _refuse(form, error)
-        else:
             messages.success(request, gettext("Settings saved."))
             return redirect("manage-tournament", slug=tournament.slug)
     metrics = [{"label": gettext(m.label), "explain": gettext(m.explain)} for m in METRICS.values()]
@@ -764,7 +753,7 @@ def add_stage(request, slug: str):
     tournament = managed_tournament(request, slug)
     form = StageForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        try:
+        with refusals_in(form):
             stage = services.add_stage(
                 tournament,
                 by=request.user,
@@ -772,9 +761,6 @@ def add_stage(request, slug: str):
                 format=form.cleaned_data["format"],
                 settings=form.settings(),
             )
-        except services.TournamentError as error:
-            _refuse(form, error)
-        else:
             messages.success(
                 request,
                 gettext("Added stage {order}: {name}.").format(order=stage.order, name=stage.name),
@@ -806,7 +792,7 @@ def finish_stage(request, slug: str, order: int):
             "per_pool", form["per_pool"].initial if "per_pool" in form.fields else None
         )
         if request.method == "POST":
-            try:
+            with refusals_kept() as finishing:
                 following = services.finish_stage(
                     stage,
                     by=request.user,
@@ -815,20 +801,17 @@ def finish_stage(request, slug: str, order: int):
                     expected=_listed(request.POST.get("listed")),
                     unplayed_rounds=_listed(request.POST.get("unplayed_rounds")),
                 )
-            except services.TournamentError as error:
-                refused = told(error.message)  # and the list is shown again, as it is now
-            else:
                 messages.success(request, _finished_message(stage, following))
                 return redirect(
                     reverse("manage-tournament", args=[tournament.slug])
                     + (f"?stage={following.order}" if following else "")
                 )
-        try:
+            refused = finishing.text  # and the list is shown again, as it is now
+        with refusals_kept() as previewing:
             chosen = services.finish_preview(
                 stage, by=request.user, top=top, per_pool=per_pool or None
             )
-        except services.TournamentError as error:
-            refused = refused or told(error.message)
+        refused = refused or previewing.text
     through = selectors.going_through(stage, chosen)
     return render(
         request,

@@ -2,15 +2,17 @@
 
 from django.dispatch import receiver
 
+from jobs import runner
 from scoring.models import Game
 from scoring.signals import game_changed, game_saved
 from tournaments.models import Match
+from tournaments.read import live
+from tournaments.services import record_seat_results
+from tournaments.stage_facts import is_bracket
 
 # While a game is being played its seats carry no result, and recording a hand or
 # in-play points cannot change that unless the game finishes.
-PLAYING_CHANGES = frozenset(
-    {"hand_recorded", "event_added", "created", "referee_added", "leader_set", "redeal"}
-)
+PLAYING_CHANGES = frozenset({"hand_recorded", "event_added", "created", "leader_set", "redeal"})
 
 
 @receiver(game_saved, dispatch_uid="tournaments.game_saved")
@@ -18,8 +20,6 @@ def keep_seat_results(sender, game: Game, change: str, **kwargs) -> None:
     """Keep the finished game's result on its match seats, in the game's own transaction."""
     if change in PLAYING_CHANGES and game.status != Game.Status.FINISHED:
         return
-    from tournaments.services import record_seat_results
-
     record_seat_results(game)
 
 
@@ -62,15 +62,11 @@ def follow_game(
     )
     if match is None:
         return
-    from tournaments import live
-    from tournaments.services.pairing import advances
-    from tournaments.tasks import request_advance, request_recompute
-
     stage = match.round.stage
     live.table_changed(stage.tournament.slug, stage.order, match.round.number)
     if not can_move_standings(change, status, stage.tournament.include_live):
         return
-    if match.slot and advances(stage):
-        # In a task after the commit: a pairing error never fails the referee's hand.
-        request_advance(match.pk)
-    request_recompute(stage.tournament_id)
+    if match.slot and is_bracket(stage):
+        # In a job after the commit: a pairing error never fails the referee's hand.
+        runner.request("bracket", match.pk)
+    runner.request("standings", stage.tournament_id)

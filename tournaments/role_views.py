@@ -8,8 +8,7 @@ from django.shortcuts import redirect
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from domain.errors import DomainError
-from domain.i18n import told
+from domain.pages import refusals_said
 from tournaments.models import Staff
 from tournaments.services.staff import leave_role as leave
 
@@ -30,11 +29,8 @@ def leave_role(request, pk: int):
     staff = Staff.objects.filter(pk=pk, user=request.user).select_related("tournament").first()
     if staff is None:
         raise Http404("No such role.")
-    try:
+    with refusals_said(request):
         leave(staff, by=request.user)
-    except DomainError as error:
-        messages.error(request, told(error.message))
-    else:
         messages.success(
             request,
             gettext("You are no longer {role} of {name}.").format(

@@ -22,6 +22,7 @@ from scoring.audit import record_act
 from scoring.models import OfficialAct
 from scoring.services import HANDS_AFTER_TIME_RANGE, time_limit
 from tournaments.models import Match, Round, Stage
+from tournaments.read import live
 from tournaments.services.common import TournamentConflict, TournamentError
 
 MINUTES_RANGE = (1, 600)
@@ -165,8 +166,6 @@ def _run(round_: Round, deadline: datetime | None, *, by, action: str, **detail)
         deadline=deadline.isoformat() if deadline else None,
         **detail,
     )
-    from tournaments import live
-
     transaction.on_commit(lambda: live.forget_round(round_))
     return round_
 

@@ -11,11 +11,13 @@ from django.utils import timezone
 
 from accounts.permissions import require
 from domain.say import say
+from jobs import runner
 from scoring.audit import record_act
 from scoring.models import Dispute, Game, OfficialAct
 from scoring.officiating import forfeit_seat
 from scoring.rulesets import ScoringError
 from tournaments.models import Entrant, MatchSeat, Tournament
+from tournaments.read import live
 from tournaments.services import TournamentConflict
 
 
@@ -75,11 +77,8 @@ def disqualify(entrant: Entrant, *, reason: str, by) -> Entrant:
         tournament_id = tournament.pk
 
         def forget():
-            from tournaments import live
-            from tournaments.tasks import request_recompute
-
             live.forget_tournament(tournament_id)
-            request_recompute(tournament_id)  # the line is marked disqualified
+            runner.request("standings", tournament_id)  # the line is marked disqualified
 
         transaction.on_commit(forget)
     return entrant
@@ -105,23 +104,4 @@ def open_disputes(tournament: Tournament) -> QuerySet:
         .select_related("game__match__round__stage", "opened_by")
         .prefetch_related("photos")
         .order_by("pk")
-    )
-
-
-def disputed_entrants(tournament: Tournament) -> set[int]:
-    """Entrants whose finished game has an open dispute: their standings line is marked."""
-    return set(
-        MatchSeat.objects.filter(
-            match__round__stage__tournament=tournament,
-            match__game__disputes__status=Dispute.Status.OPEN,
-        ).values_list("entrant_id", flat=True)
-    )
-
-
-def forfeiting_entrants(tournament: Tournament) -> set[int]:
-    """Entrants who forfeited a game of the event."""
-    return set(
-        MatchSeat.objects.filter(
-            match__round__stage__tournament=tournament, forfeit=True
-        ).values_list("entrant_id", flat=True)
     )

@@ -9,6 +9,11 @@ entrant_withdrawn = Signal()
 
 standings_rewritten = Signal()
 
+# An organizer entered ``entrants`` in ``tournament`` (``by``): a name that is someone's
+# account plays as a new player standing in, and the apps above ask the person. Sent
+# inside the transaction that entered them.
+entrants_entered = Signal()
+
 # Tables were seated in a round already published (``round``, ``matches``): a bracket's
 # winners moved on. Sent inside the transaction that seated them.
 tables_seated = Signal()

@@ -7,8 +7,9 @@ holds one stream instead, and the server sends it the same answer the poll would
 
 The work does not grow with the viewers: the streams of one process that follow the same
 query (stage, round, all rows, language; signed-out visitors) share one ``Feed``, which
-asks the live poll (``views.live_poll``: one cache read while nothing changed, the
-changed parts from the cache otherwise) once a TICK and hands its answer to all of them.
+asks for the live answer (``domain.live.live_answer``, as the page's poll
+does: one cache read while nothing changed, the changed parts from the cache otherwise)
+once a TICK and hands its answer to all of them.
 A stream that joins with other tags than the feed's is caught up first, with an answer
 shared by every stream that joins with the same tags within a tick.
 
@@ -36,10 +37,11 @@ tells the page to stop trying, and the page keeps polling. Past LIVE_STREAMS_PER
 streams from one client address the answer is 429, past LIVE_FEEDS_PER_PROCESS feeds in
 the process 503, both with Retry-After: the page polls meanwhile.
 
-Under an ASGI server, ``bare`` (the application ``config.asgi`` serves) answers every
-visitor's stream straight from its feed, without Django's request handling and
-middleware (whose per-request thread would hold a database connection for the stream's
-life); every other request goes through Django.
+Under an ASGI server, the stream edge (``tournaments.stream_edge``, the application
+``config.asgi`` serves) answers every visitor's stream straight from its feed through
+``open_stream`` and ``event_stream``, without Django's request handling and middleware
+(whose per-request thread would hold a database connection for the stream's life); every
+other request goes through Django. ``live_events`` is the same stream as a Django view.
 """
 
 import asyncio
@@ -63,18 +65,16 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections, connections
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict, StreamingHttpResponse
-from django.http.cookie import parse_cookie
-from django.http.request import split_domain_port, validate_host
-from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 
-from accounts.addresses import address_of, client_address
+from accounts.addresses import client_address
 from accounts.permissions import allowed
 from accounts.views import SESSION_KEY as LANGUAGE_KEY
 from config import metrics
-from tournaments import live, selectors, views
+from domain.live import Viewer, live_answer
 from tournaments.models import Round, Tournament
+from tournaments.read import answers, live, selectors
 
 
 def _setting(name: str, default: float) -> float:
@@ -192,29 +192,19 @@ def _sees(user, tournament: Tournament | None, staff: bool) -> bool:
 
 @_question
 def _ask(slug: str, query: dict, since: tuple[str, str], language: str, user, staff: bool):
-    """The live poll's answer to a page holding ``since``: (tags now, HTML or None when
+    """The live answer to a page holding ``since``: (tags now, HTML or None when
     unchanged), or None if the tournament is not (or no longer) visible in this view.
 
-    The poll checks the event's visibility before it reads a kept answer; the staff view
-    also ends once the user the feed asks as no longer sees drafts, and its streams are
-    admitted again, each as its own viewer."""
+    The live answer checks the event's visibility before it reads a kept answer; the
+    staff view also ends once the user the feed asks as no longer sees drafts, and its
+    streams are admitted again, each as its own viewer."""
     if staff and not _sees(user, Tournament.objects.filter(slug=slug).first(), staff):
         return None
-    request = HttpRequest()
-    request.method = "GET"
-    request.GET = QueryDict(mutable=True)
-    request.GET.update({**query, "s": since[0], "t": since[1]})
+    question = answers.Question.of(slug, {**query, "s": since[0], "t": since[1]})
     # The staff view is a signed-in one: never answered from the public parts' cache.
-    request.COOKIES = {settings.SESSION_COOKIE_NAME: ""} if staff else {}
-    request.user = user
     with translation.override(language):
-        try:
-            response = views.live_poll(request, slug)
-        except Http404:
-            return None
-    tags = response["ETag"].strip('"').split(".", 1)
-    html = response.content.decode() if response.status_code == 200 else None
-    return (tags[0], tags[1] if len(tags) > 1 else ""), html
+        answer = live_answer(question, Viewer(user, signed_in=staff))
+    return None if answer is None else (answer.tags, answer.html)
 
 
 @dataclass(frozen=True)
@@ -476,7 +466,7 @@ def _feed(slug: str, query: dict, language: str, admission: Admission) -> Feed |
             user=admission.user,
             staff=admission.staff,
             # The staff view is rendered from the database: asked at the poll's pace.
-            tick=views.POLL_SECONDS if admission.staff else tick_seconds(),
+            tick=answers.POLL_SECONDS if admission.staff else tick_seconds(),
         )
         _feeds[key] = feed
     return feed
@@ -498,7 +488,7 @@ def _event(html: str) -> Message:
     return Message(f"event: live\n{data}\n".encode())
 
 
-async def _stream(opened: "Opened", gzip: bool):
+async def event_stream(opened: "Opened", gzip: bool):
     """The stream of one page: its catch-up, then each change the feed hears of, with a
     heartbeat between, until STREAM_SECONDS; then an ``end`` event. With ``gzip``, one gzip
     member of the events' shared deflate data."""
@@ -555,12 +545,12 @@ class Opened:
     address: str
 
 
-async def _open(slug: str, get: QueryDict, language: str, address: str, session_key: str):
+async def open_stream(slug: str, get: QueryDict, language: str, address: str, session_key: str):
     """Join the feed that answers this query in the view this viewer may have: an
     ``Opened``, or the status to answer instead (400 for odd parameters, 404 when the
     event, stage or round is not one the viewer may see, 429 past the streams of one
     address, 503 past the feeds of the process)."""
-    stage, round_ = views.param_of(get, "stage"), views.param_of(get, "round")
+    stage, round_ = answers.param_of(get, "stage"), answers.param_of(get, "round")
     if stage is None or round_ is None:
         return 400
     if _streams_at[address] >= streams_per_address():
@@ -578,7 +568,7 @@ async def _open(slug: str, get: QueryDict, language: str, address: str, session_
 
 
 async def _join(slug, stage, round_, get, language, address, session_key):
-    """``_open`` once the stream holds its place: admitted, then joined to its feed."""
+    """``open_stream`` once the stream holds its place: admitted, then joined to its feed."""
     admission = await _admission(slug, stage, round_, session_key)
     if not isinstance(admission, Admission):
         return admission
@@ -616,7 +606,7 @@ def _may_see(user, slug: str) -> bool:
     return tournament is not None and allowed(user, "tournament.view", tournament)
 
 
-def _refusal_headers(status: int) -> dict[str, str]:
+def refusal_headers(status: int) -> dict[str, str]:
     return {"Retry-After": str(RETRY_AFTER[status])} if status in RETRY_AFTER else {}
 
 
@@ -632,8 +622,9 @@ async def live_events(request, slug: str):
     """The tournament page's live parts as a stream of Server-Sent Events (``live``: the
     HTML the page's poll would get; ``end``: open a new stream). Takes the poll's query.
 
-    Under an ASGI server ``bare`` serves the browsers' streams instead, without Django's
-    per-request work; this view answers the others (and every test client)."""
+    Under an ASGI server the stream edge (``tournaments.stream_edge``) serves the browsers'
+    streams instead, without Django's per-request work; this view answers the others (and
+    every test client)."""
     if not isinstance(request, ASGIRequest):
         # A WSGI server would hold a worker for the whole stream: the page polls instead
         # (once it may see the event at all).
@@ -643,7 +634,7 @@ async def live_events(request, slug: str):
     # The middleware may have read the session in this request's thread: its database
     # connection is closed now, not held for the stream's life.
     await sync_to_async(connections.close_all)()
-    opened = await _open(
+    opened = await open_stream(
         slug,
         request.GET,
         translation.get_language(),
@@ -653,133 +644,12 @@ async def live_events(request, slug: str):
     if opened == 404:
         raise Http404("No such tournament.")
     if not isinstance(opened, Opened):
-        return HttpResponse(status=opened, headers=_refusal_headers(opened))
+        return HttpResponse(status=opened, headers=refusal_headers(opened))
     gzip = live.accepts_gzip(request.headers.get("Accept-Encoding", ""))
-    response = StreamingHttpResponse(_stream(opened, gzip))
+    response = StreamingHttpResponse(event_stream(opened, gzip))
     for name, value in HEADERS.items():
         response[name] = value
     if gzip:
         response["Content-Encoding"] = "gzip"
     patch_vary_headers(response, ("Accept-Encoding",))
     return response
-
-
-def bare(django_application):
-    """The ASGI application: a visitor's stream straight to its feed, every other request
-    to Django.
-
-    A stream needs neither CSRF, messages nor the rest of Django's middleware, which
-    under ASGI cost a thread hop each, per connection, and a thread per stream holding a
-    database connection for its life: a crowd opening the page at a round's start would
-    spend on them the cores the referees need, and a few hundred streams would take every
-    connection the database allows. The session, if any, is resolved once at the door
-    (``_admit``). Only a plain request takes this path (GET, an allowed host, no HTTPS
-    redirect due); anything else gets Django's own answer."""
-
-    async def application(scope, receive, send):
-        # Only a stream's address is looked at further: other requests pass straight on.
-        if scope["type"] == "http" and scope["path"].endswith("/events/"):
-            headers = _headers(scope)
-            cookies = parse_cookie(headers.get("cookie", ""))
-            slug = _bare_slug(scope, headers)
-            if slug is not None:
-                return await _serve_bare(scope, receive, send, slug, headers, cookies)
-        return await django_application(scope, receive, send)
-
-    return application
-
-
-def _bare_slug(scope, headers: dict[str, str]) -> str | None:
-    """The tournament of a stream this path may serve, or None for Django."""
-    if scope["method"] != "GET":
-        return None
-    try:
-        match = resolve(scope["path"])
-    except Resolver404:
-        return None
-    if match.func is not live_events:
-        return None
-    host, _ = split_domain_port(headers.get("host", ""))
-    allowed = settings.ALLOWED_HOSTS
-    if settings.DEBUG and not allowed:
-        allowed = [".localhost", "127.0.0.1", "[::1]"]
-    if not host or not validate_host(host, allowed):
-        return None
-    if settings.SECURE_SSL_REDIRECT and not _secure(scope, headers):
-        return None
-    return match.kwargs["slug"]
-
-
-def _headers(scope) -> dict[str, str]:
-    """The request's headers by name; one sent twice joined with commas, as Django does."""
-    found: dict[str, str] = {}
-    for name, value in scope["headers"]:
-        name, value = name.decode("latin-1").lower(), value.decode("latin-1")
-        found[name] = f"{found[name]},{value}" if name in found else value
-    return found
-
-
-def _secure(scope, headers: dict[str, str]) -> bool:
-    if scope.get("scheme") == "https":
-        return True
-    proxy = settings.SECURE_PROXY_SSL_HEADER
-    if not proxy:
-        return False
-    name = proxy[0].removeprefix("HTTP_").replace("_", "-").lower()
-    return headers.get(name, "").split(",")[0].strip() == proxy[1]
-
-
-class _Visitor:
-    """What the language is read from: the visitor's cookies and request headers."""
-
-    def __init__(self, cookies: dict, headers: dict[str, str]):
-        self.COOKIES = cookies
-        self.META = {"HTTP_ACCEPT_LANGUAGE": headers.get("accept-language", "")}
-
-
-async def _serve_bare(scope, receive, send, slug: str, headers: dict, cookies: dict) -> None:
-    language = translation.get_language_from_request(_Visitor(cookies, headers))
-    get = QueryDict(scope.get("query_string", b"").decode("latin-1"))
-    client = scope.get("client") or ("", 0)
-    address = address_of(client[0], headers.get("x-forwarded-for"))
-    session_key = cookies.get(settings.SESSION_COOKIE_NAME, "")
-    opened = await _open(slug, get, language, address, session_key)
-    answer = (
-        [(b"x-content-type-options", b"nosniff")] if settings.SECURE_CONTENT_TYPE_NOSNIFF else []
-    )
-    if not isinstance(opened, Opened):
-        answer.append((b"content-type", b"text/plain; charset=utf-8"))
-        answer += [
-            (name.lower().encode(), value.encode())
-            for name, value in _refusal_headers(opened).items()
-        ]
-        await send({"type": "http.response.start", "status": opened, "headers": answer})
-        await send({"type": "http.response.body", "body": b""})
-        return
-    gzip = live.accepts_gzip(headers.get("accept-encoding", ""))
-    answer += [(name.lower().encode(), value.encode()) for name, value in HEADERS.items()]
-    answer.append((b"vary", b"Accept-Encoding"))
-    if gzip:
-        answer.append((b"content-encoding", b"gzip"))
-    if settings.SECURE_REFERRER_POLICY:
-        answer.append((b"referrer-policy", settings.SECURE_REFERRER_POLICY.encode()))
-    body = _stream(opened, gzip)
-
-    async def pour():
-        await send({"type": "http.response.start", "status": 200, "headers": answer})
-        async for chunk in body:
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await send({"type": "http.response.body", "body": b""})
-
-    async def until_gone():
-        while (await receive())["type"] != "http.disconnect":
-            pass
-
-    pouring, listening = asyncio.ensure_future(pour()), asyncio.ensure_future(until_gone())
-    try:
-        await asyncio.wait((pouring, listening), return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in (pouring, listening):
-            task.cancel()
-        await asyncio.gather(pouring, listening, return_exceptions=True)
-        await body.aclose()  # the feed loses this listener, however the stream ended

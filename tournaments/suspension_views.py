@@ -8,8 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
 
-from domain.errors import DomainError
-from domain.i18n import told
+from domain.pages import refusals_kept
 from domain.say import say
 from scoring.bounds import ID_MAX, digits
 from tournaments import suspensions
@@ -33,7 +32,7 @@ def suspension_page(request, slug: str, pk: int):
     error, values = "", {}
     if request.method == "POST":
         values = request.POST
-        try:
+        with refusals_kept() as refused:
             lifting = digits(request.POST.get("lift"), (1, ID_MAX))
             if lifting is not None:
                 found = Suspension.objects.filter(
@@ -64,8 +63,7 @@ def suspension_page(request, slug: str, pk: int):
                     gettext("{name} is suspended.").format(name=player.display_name),
                 )
             return redirect(reverse("manage-suspension", args=[tournament.slug, entrant.pk]))
-        except DomainError as refused:
-            error = told(refused.message)
+        error = refused.text
     recorded = []
     for player in members:
         recorded += list(suspensions.visible_to(player, request.user))

@@ -15,9 +15,9 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from accounts.models import Player
 from accounts.permissions import require
 from domain.say import say
+from players.models import Player
 from scoring.audit import record_act
 from scoring.models import OfficialAct
 from tournaments.clock import zone

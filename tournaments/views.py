@@ -2,12 +2,11 @@
 
 Pages read snapshots (standings) and stored totals; they never compute standings. The
 live regions poll with the tag of what they show and get 204 No Content while nothing
-changed, answered from the cache (``tournaments.live``), so a hall full of phones costs
+changed, answered from the cache (``tournaments.read.live``), so a hall full of phones costs
 one cache read each every few seconds.
 """
 
 import segno
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
@@ -16,26 +15,23 @@ from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
-from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, override
 
 from accounts.permissions import allowed
+from domain.live import Viewer, live_answer
 from domain.numbers import whole_number
 from scoring import wording
-from tournaments import exports, live, selectors
-from tournaments.live import StandingsMark
+from tournaments import exports
 from tournaments.models import Entrant, MatchSeat, Stage, Tournament
-from tournaments.standings import METRICS
+from tournaments.read import answers, live, selectors
+from tournaments.read.live import StandingsMark
+from tournaments.stage_facts import is_bracket
 
 
-def _visible(request, slug: str, *, noted: bool = False) -> Tournament:
-    """The tournament, if this visitor may see it. ``noted``: the view answers from the
-    cache too, so whether everyone may see it is kept for its fast path first (a private
-    event's 404 also corrects a note kept while it was public)."""
+def _visible(request, slug: str) -> Tournament:
+    """The tournament, if this visitor may see it."""
     tournament = get_object_or_404(Tournament, slug=slug)
-    if noted:
-        live.note_visibility(tournament)
     if not allowed(request.user, "tournament.view", tournament):
         raise Http404("No such tournament.")
     return tournament
@@ -48,132 +44,6 @@ def home(request):
     running = [t for t in tournaments if t.status == Tournament.Status.RUNNING]
     others = [t for t in tournaments if t.status != Tournament.Status.RUNNING]
     return render(request, "tournaments/home.html", {"running": running, "others": others})
-
-
-def _metric_columns(order: list[str]) -> list[dict]:
-    return [
-        {"key": key, "label": gettext(METRICS[key].label), "help": gettext(METRICS[key].explain)}
-        for key in order
-        if key in METRICS
-    ]
-
-
-# A page shows this many standings rows unless asked for all: a phone on a slow
-# connection should not download a thousand rows to see the top of the table.
-STANDINGS_SHOWN = 100
-POLL_SECONDS = 5  # how often a page asks whether its live parts changed
-
-
-def _standings_html_key(slug: str, everyone: bool, tag: str) -> str:
-    # The tag already names the stage (its digest holds the stage's id).
-    return f"live:standings-html:{slug}:{int(everyone)}:{tag}:{get_language()}"
-
-
-def _tables_html_key(slug: str, tag: str) -> str:
-    # The tag names the round and its tables, and whether staff see drafts ("s"/"p").
-    return f"live:tables-html:{slug}:{tag}:{get_language()}"
-
-
-def _live_url(slug: str, stage: str, round_: str, everyone: bool, mark, state) -> str:
-    query = f"stage={stage}&round={round_}" + ("&all=1" if everyone else "")
-    return reverse("tournament-live", args=[slug]) + f"?{query}&s={mark.tag}&t={state.tag}"
-
-
-def _poller(url: str) -> str:
-    """The page's one live element: it asks every POLL_SECONDS whether anything it shows
-    changed, and the answer replaces it (with the tags of what the page now holds) and
-    swaps the changed parts in by their ids. With LIVE_STREAM on it also names the
-    stream (tournaments/stream.py) that the page holds instead while it can."""
-    stream = ""
-    if settings.LIVE_STREAM:
-        stream = format_html(' data-events="{}"', url.replace("/live/?", "/events/?", 1))
-    return format_html(
-        '<div id="live" hx-get="{}" hx-trigger="every {}s" hx-swap="outerHTML"{} hidden></div>',
-        url,
-        POLL_SECONDS,
-        stream,
-    )
-
-
-def _page_tag(mark: StandingsMark, state: live.TablesState) -> str:
-    return f"{mark.tag}.{state.tag}"
-
-
-class _LiveParts:
-    """The standings and tables parts of a tournament page as the database has them: their
-    tags, and their HTML rendered once per tag and language (each table's card on its
-    own, so that a hand at one table re-renders that card alone)."""
-
-    def __init__(self, request, tournament: Tournament, stage: Stage | None, staff: bool):
-        self.tournament, self.stage, self.staff = tournament, stage, staff
-        self.everyone = request.GET.get("all") == "1"
-        self.rounds = selectors.rounds_of(stage, include_drafts=staff) if stage else []
-        chosen = request.GET.get("round") or ""
-        self.round = selectors.pick_round(self.rounds, chosen)
-        # Without a round chosen the page follows the stage's latest round.
-        self.pinned = chosen if self.round and chosen == str(self.round.number) else ""
-        self.mark = selectors.standings_mark(tournament, stage)
-        self.state = live.tables_state(self.round, staff=staff)
-        slug = tournament.slug
-        self.stage_param = str(stage.order) if stage else ""
-        self.url = _live_url(
-            slug, self.stage_param, self.pinned, self.everyone, self.mark, self.state
-        )
-        page_url = reverse("tournament-page", args=[slug])
-        self.context = {
-            "tournament": tournament,
-            "entrant_base": page_url + "entrants/",
-            "game_base": "/games/",
-            "page_url": page_url,
-            "all_url": page_url + (f"?stage={stage.order}&all=1" if stage else "?all=1"),
-            "stage": stage,
-            "rounds": self.rounds,
-            "round": self.round,
-        }
-
-    def standings_html(self) -> str:
-        def build() -> str:
-            view = selectors.standings(
-                self.tournament,
-                self.stage,
-                limit=None if self.everyone else STANDINGS_SHOWN,
-                mark=self.mark,
-            )
-            context = {**self.context, "standings": view, "columns": _metric_columns(view.order)}
-            return render_to_string("tournaments/_standings.html", context)
-
-        key = _standings_html_key(self.tournament.slug, self.everyone, self.mark.tag)
-        return live.fragment(key, build)
-
-    def tables_html(self) -> str:
-        def build() -> str:
-            cards = self.cards(self.state.tags) if self.round else []
-            return render_to_string("tournaments/_tables.html", {**self.context, "cards": cards})
-
-        return live.fragment(_tables_html_key(self.tournament.slug, self.state.tag), build)
-
-    def cards(self, tables: list[tuple[int, str]]) -> list[str]:
-        return live.table_cards(self.round, self.tournament, tables, self.context)
-
-
-def _changes(poller: str, mark, state, since: tuple[str, str], standings, tables, was, cards):
-    """The answer to a poll that holds the tags ``since``: the new poller, and out of band
-    each part that changed (of the tables, only the changed cards when the poller's tables
-    are known). ``standings``, ``tables``, ``was`` and ``cards`` get the HTML and the
-    state a tag had; an answer one of them cannot give (None) makes the whole None."""
-    parts = [poller]
-    if mark.tag != since[0]:
-        parts.append(standings())
-    if state.tag != since[1]:
-        changed = live.changed_tables(was(since[1]) if since[1] else None, state)
-        if changed is None:
-            parts.append(tables())
-        else:
-            found = cards([(pk, tag) for pk, _, tag in changed])
-            parts.extend(found if found is not None else [None])
-    if None in parts:
-        return None
-    return "".join([parts[0], *(live.out_of_band(part) for part in parts[1:])])
 
 
 def format_unless_named(stage: Stage | None) -> str:
@@ -204,19 +74,17 @@ def tournament_page(request, slug: str):
         "stage_format": format_unless_named(stage),
         "entrant_count": tournament.entrants.filter(withdrawn=False).count(),
         "bracket": (
-            selectors.bracket(stage, tournament, include_drafts=staff)
-            if selectors.draws_bracket(stage)
-            else []
+            selectors.bracket(stage, tournament, include_drafts=staff) if is_bracket(stage) else []
         ),
     }
-    parts = _LiveParts(request, tournament, stage, staff)
+    parts = answers.LiveParts(answers.Question.of(slug, request.GET), tournament, stage, staff)
     # Our own templates' output, kept as rendered.
     context.update(
         rounds=parts.rounds,
         round=parts.round,
         standings_html=mark_safe(parts.standings_html()),
         tables_html=mark_safe(parts.tables_html()),
-        live_poller=_poller(parts.url),
+        live_poller=answers.poller(parts.url),
     )
     response = render(request, "tournaments/tournament.html", context)
     # The page holds the session's CSRF token (its language form): never shared.
@@ -224,25 +92,19 @@ def tournament_page(request, slug: str):
     return response
 
 
-def _stage_from_query(request, tournament: Tournament) -> Stage | None:
-    return selectors.pick_stage(tournament, request.GET.get("stage"), list(tournament.stages.all()))
-
-
-def _live_answer(
-    request, tag: str, html: str | None, *, shared: bool, from_cache: bool
-) -> HttpResponse:
-    """A live poll's answer: 204 when nothing changed (``html`` None), 304 for an
-    unchanged conditional request, else the changes; with headers that let a proxy in
-    front answer the crowd, and that say whether the cache alone answered it."""
-    etag = f'"{tag}"'
-    if html is None:
+def _live_answer(request, answer: answers.Answer) -> HttpResponse:
+    """A live poll's answer: 204 when nothing changed, 304 for an unchanged conditional
+    request, else the changes; with headers that let a proxy in front answer the crowd,
+    and that say whether the cache alone answered it."""
+    etag = f'"{answer.tag}"'
+    if answer.html is None:
         response = HttpResponse(status=204)
     elif etag in request.headers.get("If-None-Match", ""):
         response = HttpResponseNotModified()
     else:
-        response = HttpResponse(html)
+        response = HttpResponse(answer.html)
     response["ETag"] = etag
-    if shared:
+    if answer.shared:
         patch_cache_control(
             response, public=True, max_age=live.PUBLIC_SECONDS, s_maxage=live.PUBLIC_SECONDS
         )
@@ -251,110 +113,20 @@ def _live_answer(
     # The language comes from the header or the language cookie; a proxy keys on both
     # and passes signed-in visitors through (docs/production.md, micro-caching).
     patch_vary_headers(response, ("Accept-Language", "Cookie"))
-    return live.served(response, from_cache=from_cache)
-
-
-def _param(request, name: str) -> str | None:
-    return param_of(request.GET, name)
-
-
-def param_of(query, name: str) -> str | None:
-    """A poll's stage or round as it appears in a cache key: digits or nothing."""
-    value = query.get(name, "")
-    return value if value == "" or (value.isdigit() and len(value) < 6) else None
+    return live.served(response, from_cache=answer.from_cache)
 
 
 def live_poll(request, slug: str):
     """The tournament page's one poll. It carries the tags of the standings (``s``) and of
     the tables (``t``) the page holds: 204 while neither changed, else the new poller and,
     out of band, the standings if they changed and the tables that did (the whole tables
-    part when the round or its set of tables changed).
-
-    A public poll is answered from the cache: one read when nothing changed, a few more
-    for the changed parts (each rendered once per change, by whichever poll first needs
-    it). The database is asked only when a kept state or fragment is missing.
-    """
-    stage_param, round_param = _param(request, "stage"), _param(request, "round")
-    everyone = request.GET.get("all") == "1"
-    since = (request.GET.get("s", ""), request.GET.get("t", ""))
-    keyed = stage_param is not None and round_param is not None
-    if keyed and not live.signed_in(request) and since[1][:1] == "p":
-        standings_key = live.standings_key(slug, stage_param)
-        tables_key = live.tables_key(slug, stage_param, round_param)
-        kept = cache.get_many([live.everyone_key(slug), standings_key, tables_key])
-        mark, state = kept.get(standings_key), kept.get(tables_key)
-        # A stale state is read again by one poll; the others are answered from it meanwhile.
-        if (
-            live.seen_by_everyone(kept, slug)
-            and mark is not None
-            and state is not None
-            and (state.fresh or not live.claim_refresh(tables_key))
-        ):
-            if (mark.tag, state.tag) == since:
-                return _live_answer(
-                    request, _page_tag(mark, state), None, shared=True, from_cache=True
-                )
-            # The pollers that last heard from the same state share this answer: with a
-            # round read again every TABLES_HOLD seconds, many of them do.
-            language = get_language()
-            query = f"{slug}:{stage_param}:{round_param}:{int(everyone)}:{language}"
-            answer_key = f"live:answer:{query}:{live.digest(*since)}:{_page_tag(mark, state)}"
-            html = cache.get(answer_key)
-            if html is None:
-                url = _live_url(slug, stage_param, round_param, everyone, mark, state)
-                html = _changes(
-                    _poller(url),
-                    mark,
-                    state,
-                    since,
-                    standings=lambda: cache.get(_standings_html_key(slug, everyone, mark.tag)),
-                    tables=lambda: cache.get(_tables_html_key(slug, state.tag)),
-                    was=lambda tag: cache.get(live.was_key(tag)),
-                    cards=lambda tables: _cached_cards(tables, language),
-                )
-                if html is not None:
-                    cache.set(answer_key, html, live.TAG_SECONDS)
-            if html is not None:
-                return _live_answer(
-                    request, _page_tag(mark, state), html, shared=True, from_cache=True
-                )
-    tournament = _visible(request, slug, noted=True)
-    stage = _stage_from_query(request, tournament)
-    staff = allowed(request.user, "tournament.see_drafts", tournament)
-    parts = _LiveParts(request, tournament, stage, staff)
-    if keyed and (stage_param == "" or stage_param == parts.stage_param):
-        live.keep_standings(live.standings_key(slug, stage_param), parts.mark)
-        if not staff and (round_param == "" or round_param == parts.pinned):
-            # Rendered before they are kept, so that the polls answered from the kept
-            # state find every part they may send (in this language) in the cache.
-            parts.standings_html()
-            parts.tables_html()
-            key = live.tables_key(slug, stage_param, round_param)
-            cache.set(key, parts.state, live.TAG_SECONDS)
-            live.refreshed(key)
-    tag = _page_tag(parts.mark, parts.state)
-    html = None
-    if (parts.mark.tag, parts.state.tag) != since:
-        html = _changes(
-            _poller(parts.url),
-            parts.mark,
-            parts.state,
-            since,
-            standings=parts.standings_html,
-            tables=parts.tables_html,
-            was=lambda tag: cache.get(live.was_key(tag)),
-            cards=parts.cards,
-        )
-    return _live_answer(
-        request, tag, html, shared=not request.user.is_authenticated, from_cache=False
-    )
-
-
-def _cached_cards(tables: list[tuple[int, str]], language: str) -> list[str] | None:
-    """The cards of these tables from the cache, or None if one of them is not there."""
-    keys = [live.card_key(tag, language) for _, tag in tables]
-    found = cache.get_many(keys)
-    return [found[key] for key in keys] if len(found) == len(keys) else None
+    part when the round or its set of tables changed). The answer is the live answer
+    (``domain.live.live_answer``): from the cache for a public poll, one read when nothing
+    changed; from the database when a kept state or part is missing."""
+    answer = live_answer(answers.Question.of(slug, request.GET), Viewer.of(request))
+    if answer is None:
+        raise Http404("No such tournament.")
+    return _live_answer(request, answer)
 
 
 def entrant_page(request, slug: str, pk: int):
@@ -377,7 +149,7 @@ def entrant_page(request, slug: str, pk: int):
             "tournament": tournament,
             "entrant": entrant,
             "lines": lines,
-            "columns": _metric_columns(order),
+            "columns": answers.metric_columns(order),
             "tables": selectors.entrant_games(
                 entrant, include_drafts=allowed(request.user, "tournament.see_drafts", tournament)
             ),
@@ -410,27 +182,18 @@ def screen(request, slug: str):
     event: only while everyone may is a turn served before the database is asked.
     """
     number = whole_number(request.GET.get("page")) or 0
-    keys = [live.standings_key(slug, ""), live.tables_key(slug, "", "")]
-    if request.htmx:
-        kept = cache.get_many([live.everyone_key(slug), *keys])
-        if (
-            live.seen_by_everyone(kept, slug)
-            and keys[0] in kept
-            and keys[1] in kept
-            and kept[keys[1]].fresh
-        ):
-            html = cache.get(_screen_key(slug, number, kept[keys[0]], kept[keys[1]]))
-            if html is not None:
-                return HttpResponse(html)
-    tournament = _visible(request, slug, noted=True)
-    stages = list(tournament.stages.all())
-    stage = selectors.pick_stage(tournament, None, stages)
-    rounds = selectors.rounds_of(stage, include_drafts=False) if stage else []
-    current = selectors.pick_round(rounds, None)
-    mark = selectors.standings_mark(tournament, stage)
-    state = live.tables_state(current, staff=False)
-    live.keep_standings(keys[0], mark)
-    cache.set(keys[1], state, live.TAG_SECONDS)
+    # The public view whoever asks: a turn kept for one screen may go to every screen.
+    question, viewer = answers.Question(slug), Viewer.of(request, drafts=False)
+    answer = live_answer(question, viewer, kept=bool(request.htmx))
+    if answer is not None and answer.from_cache:
+        html = cache.get(_screen_key(slug, number, answer.mark, answer.state))
+        if html is not None:
+            return HttpResponse(html)
+        answer = live_answer(question, viewer, kept=False)
+    if answer is None:
+        raise Http404("No such tournament.")
+    parts, mark, state = answer.parts, answer.mark, answer.state
+    tournament, stage, current = parts.tournament, parts.stage, parts.round
     view = selectors.standings(tournament, stage, mark=mark)
     tables = (
         [t for t in selectors.tables_of(current, tournament) if not t.match.bye] if current else []
@@ -457,7 +220,7 @@ def screen(request, slug: str):
         "pages": len(pages),
         "next_page": (shown + 1) % len(pages),
         "seconds": SCREEN_SECONDS,
-        "columns": _metric_columns(view.order)[:3],
+        "columns": answers.metric_columns(view.order)[:3],
         "standings": view,
     }
     if not request.htmx:

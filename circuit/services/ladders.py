@@ -6,10 +6,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from accounts.models import Player
-from accounts.permissions import require
-from accounts.players import name_key, new_player
-from circuit import jobs
+from accounts.permissions import allowed, require
 from circuit.consent import forfeiting, seat_consent
 from circuit.ladder_tables import Waiting, form_tables
 from circuit.models import (
@@ -26,13 +23,16 @@ from circuit.models import (
 from circuit.rating import Skill
 from circuit.services.common import CircuitConflict, CircuitError, bounded, clean_name, unique_slug
 from domain.say import say, say_n
+from jobs import runner
+from players.matching import new_player
+from players.models import Player
+from players.names import name_key
 from scoring import officiating
 from scoring import services as scoring
 from scoring.models import Game, OfficialAct, Seat
 from scoring.rulesets import ScoringError, get_ruleset
-from tournaments.services.common import TournamentError
-from tournaments.services.events import _table_size_for
-from tournaments.standings import placements
+from tournaments.read.standings import placements
+from tournaments.services import TournamentError, table_size_for
 
 
 def session_pool(session: LadderSession) -> str:
@@ -59,7 +59,7 @@ def create_session(
         raise CircuitError(say("Give the session a name."), "name")
     overrides = dict(overrides or {})
     try:
-        table_size = _table_size_for(ruleset_key, table_size, overrides)
+        table_size = table_size_for(ruleset_key, table_size, overrides)
     except TournamentError as error:
         raise CircuitError(error.message, error.field) from error
     if bounded(every_minutes, 0, 240) is None:
@@ -149,7 +149,7 @@ def check_in(
             require(by, "ladder.manage", session)
             player, consent = _player_named(session, by, name)
         else:
-            if not _allowed(by, "ladder.play_as", player):
+            if not allowed(by, "ladder.play_as", player):
                 require(by, "ladder.manage", session)
             consent = _consent_of(session, by, player)
         entry = _seat_consented(session, player, by=by, consent=consent)
@@ -171,7 +171,7 @@ def _seat_consented(session: LadderSession, player: Player, *, by, consent: str)
     entry.consented_at = timezone.now()
     entry.save()
     if not session.every_minutes:
-        jobs.request_on_commit(f"ladder:{session.pk}")
+        runner.request_on_commit("ladder", session.pk)
     return entry
 
 
@@ -236,7 +236,7 @@ def check_out(session: LadderSession, *, by, player: Player) -> LadderPlayer:
     """A player leaves: off the waiting list now, or once the game they are in ends."""
     with transaction.atomic():
         session = _lock_open(session)
-        if not (_allowed(by, "ladder.manage", session) or _allowed(by, "ladder.play_as", player)):
+        if not (allowed(by, "ladder.manage", session) or allowed(by, "ladder.play_as", player)):
             require(by, "ladder.manage", session)
         entry = LadderPlayer.objects.select_for_update().filter(session=session, player=player)
         entry = entry.first()
@@ -301,12 +301,6 @@ def close_effect(session: LadderSession, *, by):
         waiting,
         count=waiting,
     )
-
-
-def _allowed(user, action, obj) -> bool:
-    from accounts.permissions import allowed
-
-    return allowed(user, action, obj)
 
 
 def close_session(session: LadderSession, *, by) -> LadderSession:

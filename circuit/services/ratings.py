@@ -18,10 +18,11 @@ from django.db.models import Exists, OuterRef, Q
 
 from circuit import rating
 from circuit.models import LadderSeat, Pool, Rating, RatingChange, RatingsDirty
+from jobs import runner
 from players.models import EntryRequest
 from scoring.models import Game, Seat
-from tournaments.standings import placements
-from tournaments.standings_store import collector_paused
+from tournaments.read.standings import placements
+from tournaments.read.standings_store import collector_paused
 
 Cut = tuple[datetime, int]  # (finished_at, game id): the order games are rated in
 BATCH = 2000
@@ -306,8 +307,6 @@ def rerate_games_of(player_ids) -> int:
     """Queue a re-rating of every finished game the players sat in: for a change made
     to seats outside the scoring services (two players merged into one, say); returns
     the games noted. The rebuild starts from the earliest of them."""
-    from circuit import jobs
-
     game_ids = set(
         Seat.objects.filter(player_id__in=list(player_ids), game__status=Game.Status.FINISHED)
         .values_list("game_id", flat=True)
@@ -324,15 +323,13 @@ def rerate_games_of(player_ids) -> int:
         [RatingsDirty(game_id=game_id) for game_id in game_ids], ignore_conflicts=True
     )
     if game_ids:
-        jobs.request_on_commit("ratings")
+        runner.request_on_commit("ratings")
     return len(game_ids)
 
 
 def rerate_games_of_event(tournament_id: int) -> int:
     """Queue a re-rating of an event's finished games: it turned public (they join the
     pools) or private (they leave them); returns the games noted."""
-    from circuit import jobs
-
     game_ids = list(
         Game.objects.filter(
             match__round__stage__tournament_id=tournament_id,
@@ -344,5 +341,5 @@ def rerate_games_of_event(tournament_id: int) -> int:
         [RatingsDirty(game_id=game_id) for game_id in game_ids], ignore_conflicts=True
     )
     if game_ids:
-        jobs.request_on_commit("ratings")
+        runner.request_on_commit("ratings")
     return len(game_ids)

@@ -8,7 +8,7 @@ from circuit.models import Pool, Rating
 from circuit.services.common import CircuitConflict
 from domain.say import say
 from tournaments.models import Entrant, Round, Tournament
-from tournaments.services.common import _forget_live_parts, _lock_tournament
+from tournaments.services import forget_live_parts, lock_tournament
 
 
 def entrant_strength(members: list[int], ordinals: dict[int, float]) -> float | None:
@@ -24,7 +24,7 @@ def seed_by_rating(tournament: Tournament, *, by) -> list[Entrant]:
     """Give the entrants seeds 1, 2, ... by rating, best first; unrated entrants follow
     in their current seed order. Refused once a round has been generated."""
     with transaction.atomic():
-        tournament = _lock_tournament(tournament)
+        tournament = lock_tournament(tournament)
         require(by, "tournament.manage", tournament)
         if Round.objects.filter(stage__tournament=tournament).exists():
             raise CircuitConflict(
@@ -50,10 +50,11 @@ def seed_by_rating(tournament: Tournament, *, by) -> list[Entrant]:
         # Park every seed above the highest first (at most the field's size above it, as
         # tournaments.bounds allows), so no two entrants share one mid-way.
         top = max((e.seed for e in entrants), default=0)
-        for index, entrant in enumerate(ranked):
-            Entrant.objects.filter(pk=entrant.pk).update(seed=top + index + 1)
         for index, entrant in enumerate(ranked, start=1):
-            Entrant.objects.filter(pk=entrant.pk).update(seed=index)
+            entrant.seed = top + index
+        Entrant.objects.bulk_update(ranked, ["seed"])
+        for index, entrant in enumerate(ranked, start=1):
             entrant.seed = index
-        _forget_live_parts(tournament.pk)
+        Entrant.objects.bulk_update(ranked, ["seed"])
+        forget_live_parts(tournament.pk)
     return ranked

@@ -7,24 +7,24 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from accounts.models import Player
 from accounts.permissions import require
-from circuit import jobs
 from circuit import series_standings as pure
 from circuit.models import DEFAULT_SERIES_POINTS, Series, SeriesEvent, SeriesStandings
 from circuit.services.common import CircuitError, bounded, clean_name, unique_slug
 from domain.say import say
-from players.models import EntryRequest
+from jobs import runner
+from players.models import EntryRequest, Player
 from tournaments import services as events
-from tournaments.models import Stage, StandingsSnapshot, Tournament
-from tournaments.services.common import TournamentError
-from tournaments.services.events import (
-    _check_placement_points,
-    _check_tiebreaks,
-    _check_time_zone,
-    _table_size_for,
+from tournaments.models import Entrant, Stage, StandingsSnapshot, Tournament
+from tournaments.pairing import get_engine
+from tournaments.read.standings_store import SnapshotDocument
+from tournaments.services import (
+    TournamentError,
+    check_placement_points,
+    check_tiebreaks,
+    check_time_zone,
+    table_size_for,
 )
-from tournaments.standings_store import SnapshotDocument
 
 SERIES_POINTS_RANGE = (-1000, 1000)
 MOST_PLACES = 1000
@@ -77,14 +77,12 @@ def _check_template(
     placement_points, time_zone,
 ) -> dict:  # fmt: skip
     """The event template checked as creating an event would check it."""
-    from tournaments.pairing import get_engine
-
     overrides = dict(overrides or {})
     try:
-        table_size = _table_size_for(ruleset_key, table_size, overrides)
-        order = _check_tiebreaks(tiebreak_order or ["match_points", "point_differential"])
-        _check_placement_points(placement_points or {})
-        _check_time_zone(time_zone)
+        table_size = table_size_for(ruleset_key, table_size, overrides)
+        order = check_tiebreaks(tiebreak_order or ["match_points", "point_differential"])
+        check_placement_points(placement_points or {})
+        check_time_zone(time_zone)
     except TournamentError as error:
         raise CircuitError(error.message, error.field) from error
     if stage_format not in Stage.Format.values:
@@ -192,7 +190,7 @@ def create_next_event(series: Series, *, by) -> Tournament:
         except TournamentError as error:
             raise CircuitError(error.message, error.field) from error
         SeriesEvent.objects.create(series=series, tournament=tournament, number=number)
-        jobs.request_on_commit(f"series:{series.pk}")
+        runner.request_on_commit("series", series.pk)
     return tournament
 
 
@@ -234,8 +232,6 @@ def series_results(series: Series) -> tuple[list[pure.Result], list[dict]]:
         stages.setdefault(snapshot.tournament_id, []).append(
             [pure.StageLine(row.entrant_id, row.rank) for row in rows if row.games_played]
         )
-    from tournaments.models import Entrant
-
     members = {
         pk: (player, partner)
         for pk, player, partner in Entrant.objects.filter(

@@ -13,7 +13,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.idempotency import run_once
-from accounts.permissions import allowed
 from config.pagination import Pages, page_response
 from config.parsers import JSONParser
 from domain.say import say
@@ -293,7 +292,3 @@ class GameAuditView(GameMixin, APIView):
         return page_response(
             self, request, acts, lambda page: OfficialActSerializer(page, many=True).data
         )
-
-
-def may_see_disputes(user, game) -> bool:
-    return allowed(user, "game.score", game)

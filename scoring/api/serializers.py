@@ -4,7 +4,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
-from accounts.models import Player
+from players.models import Player
 from scoring.api import fields
 from scoring.bounds import (
     FIRST_HAND,

@@ -1,6 +1,13 @@
 """Template helpers shared by every page (registered as a builtin in settings)."""
 
 from django import template
+from django.utils import timezone
+
+from domain.i18n import told as say_it
+from domain.say import Message
+from domain.times import zoned_text
+from scoring.models import SEAT_NAMES
+from scoring.rulesets import PRESETS
 
 register = template.Library()
 
@@ -24,8 +31,6 @@ def signed(value):
 @register.filter
 def seat_letter(index):
     """0 -> "A", 1 -> "B" …: the seat names of a table in the order of play."""
-    from scoring.models import SEAT_NAMES
-
     try:
         return SEAT_NAMES[int(index)]
     except (ValueError, IndexError, TypeError):
@@ -35,9 +40,6 @@ def seat_letter(index):
 @register.filter
 def told(flag):
     """A stored pairing flag (or any message) in the active language."""
-    from domain.i18n import told as say_it
-    from domain.say import Message
-
     if isinstance(flag, dict):
         template = flag.get("template")
         if template:
@@ -51,8 +53,6 @@ def told(flag):
 def preset_label(key):
     """A rule-set preset's name ("Cutthroat", "DCS Cut-Throat") from its key; the key
     itself when it names no preset."""
-    from scoring.rulesets import PRESETS
-
     preset = PRESETS.get(key)
     return preset.label if preset is not None else key
 
@@ -62,8 +62,4 @@ def zoned(moment) -> str:
     """``moment`` on the page's clock (the event's zone on an event's pages and its games',
     else the site's), in the one format times show in, the zone named:
     ``2026-11-24 18:00 (America/Puerto_Rico)``."""
-    from django.utils import timezone
-
-    from domain.times import zoned_text
-
     return zoned_text(moment, timezone.get_current_timezone())

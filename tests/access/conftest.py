@@ -15,12 +15,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.test import Client
 
-from accounts.models import Player
 from circuit.services import ladders as ladder_services
 from circuit.services import series as series_services
 from config.health import ROLES, heartbeat_key, write_heartbeat
 from players import identity, registration
-from players.models import EntryRequest
+from players.models import EntryRequest, Player
 from scoring import officiating
 from scoring import services as scoring
 from tests.factories import PlayerFactory

@@ -227,6 +227,17 @@ def said(page, text: str) -> None:
         raise AssertionError(f"{text!r} not said; the page says {notes}") from None
 
 
+def check_in(page, name: str) -> None:
+    """Tap a row's "Check in" and wait until the list itself shows it.
+
+    The notice is swapped in before the list: the next tap waits for the row to say
+    "Mark absent", as a person's eye does (a tap on a list being replaced is lost).
+    """
+    page.locator("tr", has_text=name).get_by_role("button", name="Check in").click()
+    said(page, f"{name} checked in.")
+    page.locator("tr", has_text=name).get_by_role("button", name="Mark absent").wait_for()
+
+
 def fits(page) -> None:
     """The page itself fits the phone: only a table's own box may scroll sideways."""
     width = page.evaluate("document.documentElement.scrollWidth")

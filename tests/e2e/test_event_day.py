@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from tests.e2e.conftest import check_accessibility, fits, log_in, said
+from tests.e2e.conftest import check_accessibility, check_in, fits, log_in, said
 from tests.factories import UserFactory
 from tournaments import services
 from tournaments.demo import play
@@ -36,8 +36,7 @@ def test_check_in_seats_only_those_present_and_a_no_show_is_a_forfeit(live_serve
     page.get_by_role("button", name="Save check-in").click()
     said(page, "Round robin seats only checked-in entrants.")
     for name in NAMES[:-1]:
-        page.locator("tr", has_text=name).get_by_role("button", name="Check in").click()
-        said(page, f"{name} checked in.")
+        check_in(page, name)
     page.locator("#check-in-state", has_text="8 of 9 entrants checked in.").wait_for()
     fits(page)
     check_accessibility(page)
@@ -75,8 +74,7 @@ def test_check_in_seats_only_those_present_and_a_no_show_is_a_forfeit(live_serve
 
     # The last player arrives late: checked in now, seated from round 2.
     page.goto(f"{live_server.url}{manage}")
-    page.locator("tr", has_text=NAMES[-1]).get_by_role("button", name="Check in").click()
-    said(page, f"{NAMES[-1]} checked in.")
+    check_in(page, NAMES[-1])
     page.get_by_role("button", name="Generate the next round").click()
     said(page, "Round 2 generated as a draft with 3 tables")
     assert MatchSeat.objects.filter(round__stage=stage, round__number=2, entrant=absent).exists()

@@ -13,7 +13,8 @@ from django.core.asgi import get_asgi_application
 
 from tests.tournaments import test_live
 from tests.tournaments.test_live import one_hand, tables
-from tournaments import live, stream
+from tournaments import stream_edge
+from tournaments.read import live
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,7 +40,7 @@ def asgi_server(settings, monkeypatch):
 
     server = uvicorn.Server(
         uvicorn.Config(
-            stream.bare(counted),  # as config.asgi serves it
+            stream_edge.bare(counted),  # as config.asgi serves it
             host="127.0.0.1",
             port=port,
             log_level="warning",

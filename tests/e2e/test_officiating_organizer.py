@@ -10,7 +10,7 @@ from tests.e2e.conftest import log_in
 from tests.factories import UserFactory, event_referee
 from tournaments import services
 from tournaments.models import Entrant, MatchSeat
-from tournaments.standings_store import rebuild_standings
+from tournaments.read.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

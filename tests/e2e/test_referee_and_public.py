@@ -45,14 +45,14 @@ def test_referee_scores_a_cutthroat_game_to_its_winner_on_a_phone(live_server, p
     page.locator("#preview").get_by_text("If confirmed").wait_for()
     assert "Ana +75" in page.locator("#preview").inner_text()
     confirm(page, 1)
-    page.get_by_text("Hand 1 saved: Ana +75.").wait_for()
+    page.locator("#referee-bar").get_by_text("Hand 1 saved: Ana +75.").wait_for()
 
     # Hand 2: in-play points, then a block: Ana holds 5 and scores 10 + 20 + 30 - 5 = 55.
     page.get_by_role("button", name="Beto plus 10").click()
-    page.get_by_text("Beto +10.").wait_for()
+    page.locator("#referee-bar").get_by_text("Beto +10.").wait_for()
     finish_hand(page, ending="Blocked", pips={"Ana": 5, "Beto": 10, "Cira": 20, "Dino": 30})
     confirm(page, 2)
-    page.get_by_text("Hand 2 saved: Ana +55.").wait_for()
+    page.locator("#referee-bar").get_by_text("Hand 2 saved: Ana +55.").wait_for()
 
     # Hand 3: the answer is lost on the way back; the retry does not count it twice.
     finish_hand(page, ending="Domino by Ana", pips={"Beto": 30, "Cira": 30, "Dino": 30})
@@ -69,7 +69,9 @@ def test_referee_scores_a_cutthroat_game_to_its_winner_on_a_phone(live_server, p
     page.route("**/score/hand/", drop_first_answer)
     confirm(page, 3)
     # The phone keeps the hand in its outbox and sends it again with the same key.
-    page.get_by_text("Hand 3 was already saved; it was not counted twice.").wait_for()
+    page.locator("#referee-bar").get_by_text(
+        "Hand 3 was already saved; it was not counted twice."
+    ).wait_for()
     assert Game.objects.get(pk=game.pk).hand_count == 3
     page.unroute("**/score/hand/")
     assert Hand.objects.filter(game=game, number=3).count() == 1
@@ -82,13 +84,13 @@ def test_referee_scores_a_cutthroat_game_to_its_winner_on_a_phone(live_server, p
     page.get_by_label("Why is this hand being corrected?").fill("Dino's pips miscounted")
     page.get_by_label("Pips left: Dino").fill("35")
     page.get_by_role("button", name="Save correction").click()
-    page.get_by_text("Hand 1 corrected: Dino's pips miscounted").wait_for()
+    page.locator("#referee-bar").get_by_text("Hand 1 corrected: Dino's pips miscounted").wait_for()
     assert page.locator(".total-box").first.inner_text().split()[-1] == "225"
 
     # Hand 4 wins it: 10 + 10 + 10 = 30 takes Ana from 225 to 255.
     finish_hand(page, ending="Domino by Ana", pips={"Beto": 10, "Cira": 10, "Dino": 10})
     confirm(page, 4)
-    page.get_by_text("Game over: Ana won.").wait_for()
+    page.locator("#referee-bar").get_by_text("Game over: Ana won.").wait_for()
     assert "Winner: Ana" in page.locator(".final").inner_text()
     game.refresh_from_db()
     assert game.status == "finished" and game.winner == "A" and game.total_of("A") == 255
@@ -114,7 +116,7 @@ def test_partners_tied_block_scores_nothing(live_server, phone, shot):
     page.locator("#preview").get_by_text("If confirmed").wait_for()
     assert "Eva & Gabi 0" in page.locator("#preview").inner_text()
     confirm(page, 1)
-    page.get_by_text("Hand 1 saved: no award.").wait_for()
+    page.locator("#referee-bar").get_by_text("Hand 1 saved: no award.").wait_for()
     totals = [t.inner_text() for t in page.locator(".total-box .score").all()]
     assert totals == ["0", "0"]
     check_accessibility(page)

@@ -161,13 +161,17 @@ def test_answers_lost_in_flight_are_resent_and_counted_once(live_server, page):
     log_in(page, live_server.url, "ref", PASSWORD, f"/games/{game.pk}/score/")
     page.route("**/score/event/", drop_first_answer({"dropped": False}))
     page.get_by_role("button", name="Beto plus 15", exact=True).click()
-    bar(page).get_by_text("Already counted; nothing was added twice.").wait_for()
+    # The page resends after a 2 s wait; on a machine busy with other test runs the
+    # stored-then-lost answer and the resend take longer than a usual step.
+    bar(page).get_by_text("Already counted; nothing was added twice.").wait_for(timeout=90_000)
     assert ScoreEvent.objects.filter(game=game, points=15).count() == 1
 
     page.route("**/score/hand/", drop_first_answer({"dropped": False}))
     pips = {"Karla Medina": 5, "Beto": 10, "Cira": 20, "Dino": 30}
     record_offline(page, 1, ending="Blocked", pips=pips)
-    bar(page).get_by_text("Hand 1 was already saved; it was not counted twice.").wait_for()
+    bar(page).get_by_text("Hand 1 was already saved; it was not counted twice.").wait_for(
+        timeout=90_000
+    )
     assert Hand.objects.filter(game=game).count() == 1
     game.refresh_from_db()
     # A block: Karla holds 5 and scores 10 + 20 + 30 - 5 = 55; Beto's 15 in play.

@@ -5,7 +5,7 @@ import pytest
 from django.utils import translation
 
 from tests.tournaments.test_standings_basis import _event
-from tournaments.standings_store import rebuild_standings
+from tournaments.read.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -6,7 +6,7 @@ from django.utils import translation
 
 from tests.factories import UserFactory
 from tests.tournaments.test_standings_byes import dcs_night
-from tournaments.standings_store import rebuild_standings
+from tournaments.read.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

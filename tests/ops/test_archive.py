@@ -11,7 +11,7 @@ import sys
 import pytest
 from django.core.management import CommandError, call_command
 
-from accounts.models import Player
+from players.models import Player
 from scoring.models import Game, Hand
 from scoring.officiating import deduct_points, forfeit_seat, open_dispute
 from scoring.services import correct_hand
@@ -20,7 +20,7 @@ from tests.ops.test_backup import ROOT, _fresh_database
 from tournaments.archive import ArchiveError, dumps, export_event, import_event
 from tournaments.demo import play
 from tournaments.models import Tournament
-from tournaments.standings_store import rebuild_standings
+from tournaments.read.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,8 +1,9 @@
 """Debian's nginx with deploy/nginx.conf in front of gunicorn and uvicorn, as production
 runs them: pages and the API through it, the streams unbuffered, the anonymous live
-polls micro-cached, static files by their hashed names kept for a year, the client's
-address passed on (so the throttles and the lock-out see each client), and
-X-Forwarded-Proto written by nginx alone."""
+polls (the page's and the standings API's) micro-cached and the rest of them sent to the
+live pool (a gunicorn of their own), static files by their hashed names kept for a
+year, the client's address passed on (so the throttles and the lock-out see each
+client), and X-Forwarded-Proto written by nginx alone."""
 
 import http.client
 import json
@@ -65,26 +66,28 @@ http {{
 
 
 class Site:
-    """The stack behind nginx: HTTPS and plain-HTTP ports, and the app's log."""
+    """The stack behind nginx: HTTPS and plain-HTTP ports, and the app's logs (the web
+    pool's, and the live pool's)."""
 
-    def __init__(self, https: int, plain: int, log: Path):
-        self.https, self.plain, self.log = https, plain, log
+    def __init__(self, https: int, plain: int, log: Path, live_log: Path):
+        self.https, self.plain, self.log, self.live_log = https, plain, log, live_log
         self.context = ssl._create_unverified_context()
 
     def ask(self, method, path, *, body=None, headers=None, source="127.0.0.1", tls=True):
         """One request from ``source`` (a loopback address of its own): status,
-        headers, body."""
+        headers, body. Waited for up to a minute: the live pool runs at a lower priority,
+        and on a machine busy with other test runs its first answer can take a while."""
         if tls:
             connection = http.client.HTTPSConnection(
                 "127.0.0.1",
                 self.https,
                 context=self.context,
-                timeout=15,
+                timeout=60,
                 source_address=(source, 0),
             )
         else:
             connection = http.client.HTTPConnection(
-                "127.0.0.1", self.plain, timeout=15, source_address=(source, 0)
+                "127.0.0.1", self.plain, timeout=60, source_address=(source, 0)
             )
         try:
             connection.request(method, path, body=body, headers=headers or {})
@@ -93,17 +96,17 @@ class Site:
         finally:
             connection.close()
 
-    def lines(self) -> list[dict]:
-        """The app's JSON log lines so far."""
+    def lines(self, log: Path | None = None) -> list[dict]:
+        """The app's JSON log lines so far (the web pool's unless ``log`` names another)."""
         found = []
-        for line in self.log.read_text().splitlines():
+        for line in (log or self.log).read_text().splitlines():
             if line.startswith("{"):
                 found.append(json.loads(line))
         return found
 
 
 @contextmanager
-def nginx(prefix: Path, *, https: int, plain: int, web: int, events: int, static: Path):
+def nginx(prefix: Path, *, https: int, plain: int, web: int, live: int, events: int, static: Path):
     subprocess.run(
         [
             "openssl",
@@ -128,6 +131,7 @@ def nginx(prefix: Path, *, https: int, plain: int, web: int, events: int, static
     (prefix / "capicu.conf").write_text(
         render(
             web=f"127.0.0.1:{web}",
+            live=f"127.0.0.1:{live}",
             events=f"127.0.0.1:{events}",
             listen=f"127.0.0.1:{https} ssl; listen 127.0.0.1:{plain}",
             server_name="127.0.0.1",
@@ -176,7 +180,7 @@ def socket_to(port: int):
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("nginx")
-    https, plain, web, events = (free_port() for _ in range(4))
+    https, plain, web, live, events = (free_port() for _ in range(5))
     env = prepared(
         folder,
         BEHIND_PROXY="1",
@@ -201,17 +205,20 @@ def site(tmp_path_factory):
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    log = folder / "gunicorn.log"
-    gunicorn = [
-        str(GUNICORN),
-        "config.wsgi",
-        "-w",
-        "1",
-        "-b",
-        f"127.0.0.1:{web}",
-        "--forwarded-allow-ips",
-        "",
-    ]
+    log, live_log = folder / "gunicorn.log", folder / "gunicorn-live.log"
+
+    def gunicorn(port: int) -> list[str]:
+        return [
+            str(GUNICORN),
+            "config.wsgi",
+            "-w",
+            "1",
+            "-b",
+            f"127.0.0.1:{port}",
+            "--forwarded-allow-ips",
+            "",
+        ]
+
     uvicorn = [
         str(UVICORN),
         "config.asgi:application",
@@ -223,7 +230,9 @@ def site(tmp_path_factory):
         "--no-access-log",
     ]
     with ExitStack() as stack:
-        stack.enter_context(started(gunicorn, web, env, log))
+        stack.enter_context(started(gunicorn(web), web, env, log))
+        # The live pool, niced as the Procfile starts it.
+        stack.enter_context(started(["nice", "-n", "10", *gunicorn(live)], live, env, live_log))
         stack.enter_context(started(uvicorn, events, env, folder / "uvicorn.log"))
         (folder / "nginx").mkdir()
         stack.enter_context(
@@ -232,11 +241,12 @@ def site(tmp_path_factory):
                 https=https,
                 plain=plain,
                 web=web,
+                live=live,
                 events=events,
                 static=folder / "static",
             )
         )
-        yield Site(https, plain, log)
+        yield Site(https, plain, log, live_log)
 
 
 @contextmanager
@@ -328,10 +338,62 @@ def test_an_unchanged_anonymous_poll_is_answered_by_nginxs_micro_cache(site):
     assert signed[1]["X-Cache-Status"] == "BYPASS"
 
 
+def logged(site: Site, request_id: str, log: Path) -> bool:
+    """Whether the pool writing ``log`` answered the request (its line comes soon after)."""
+    for _ in range(20):
+        if any(line.get("request_id") == request_id for line in site.lines(log)):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_the_live_polls_that_reach_capicu_go_to_the_live_pool(site):
+    """A poll the micro-cache does not answer is the live pool's; the pages and the API's
+    writes stay with the web pool, whose workers the crowd then never holds."""
+    _, poll, _ = running_event(site)
+    status, headers, _ = site.ask("GET", poll, headers={"Cookie": "sessionid=not-a-session"})
+    assert status in (200, 204) and headers["X-Cache-Status"] == "BYPASS"
+    assert logged(site, headers["X-Request-ID"], site.live_log)
+    assert not logged(site, headers["X-Request-ID"], site.log)
+    status, headers, _ = site.ask("GET", "/players/")
+    assert status == 200
+    assert logged(site, headers["X-Request-ID"], site.log)
+    assert not logged(site, headers["X-Request-ID"], site.live_log)
+
+
+def test_a_signed_out_standings_poll_is_answered_by_nginxs_micro_cache(site):
+    """The standings API's crowd: a second poller within the second is answered by nginx,
+    a 304 for a poller holding the tag; a token's or a session's request goes through."""
+    page, _, _ = running_event(site)
+    path = f"/api/v1/tournaments/{page.split('/')[2]}/standings/"
+    source = "127.0.0.7"  # an allowance of its own under the anonymous throttle
+    first = site.ask("GET", path, source=source, headers={"Accept": "application/json"})
+    second = site.ask("GET", path, source=source, headers={"Accept": "application/json"})
+    assert first[0] == second[0] == 200
+    assert first[1]["X-Cache-Status"] in ("MISS", "EXPIRED")
+    assert second[1]["X-Cache-Status"] == "HIT"
+    assert second[2] == first[2] and json.loads(second[2])["rows"]
+    assert second[1]["ETag"] == first[1]["ETag"]
+    held = {"Accept": "application/json", "If-None-Match": first[1]["ETag"]}
+    unchanged = site.ask("GET", path, source=source, headers=held)
+    assert (unchanged[0], unchanged[1]["X-Cache-Status"]) == (304, "HIT")
+    assert unchanged[2] == b""
+    # A phone that takes gzip has an answer kept of its own, compressed.
+    gzipped = {"Accept": "application/json", "Accept-Encoding": "gzip"}
+    zipped = [site.ask("GET", path, source=source, headers=gzipped) for _ in range(2)]
+    assert [answer[1]["Content-Encoding"] for answer in zipped] == ["gzip", "gzip"]
+    assert zipped[1][1]["X-Cache-Status"] == "HIT"
+    assert first[1].get("Content-Encoding") is None
+    for own in ({"Authorization": "Token not-a-token"}, {"Cookie": "sessionid=not-a-session"}):
+        answer = site.ask("GET", path, source=source, headers={**held, **own})
+        assert answer[1]["X-Cache-Status"] == "BYPASS"  # capicu answered it
+        assert answer[0] in (200, 304, 401)
+
+
 def test_a_stream_passes_each_event_before_the_response_ends(site):
     _, _, stream = running_event(site)
     connection = http.client.HTTPSConnection(
-        "127.0.0.1", site.https, context=site.context, timeout=15
+        "127.0.0.1", site.https, context=site.context, timeout=60
     )
     try:
         connection.request("GET", stream, headers={"Accept": "text/event-stream"})

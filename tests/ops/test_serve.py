@@ -4,6 +4,7 @@ by one Ctrl-C; without its settings it names each one missing and starts nothing
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -67,7 +68,7 @@ def test_make_serve_runs_the_whole_stack_and_one_ctrl_c_stops_it(tmp_path):
     psql = ["psql", "-h", admin.hostname or "127.0.0.1", "-U", admin.username or "postgres"]
     subprocess.run([*psql, "-qc", f"CREATE DATABASE {database}"], check=True, timeout=60)
     redis = urlparse(settings.REDIS_URL)._replace(path="/14").geturl()
-    web, events = free_port(), free_port()
+    web, events, live = free_port(), free_port(), free_port()
     env = {
         **os.environ,
         "DATABASE_URL": admin._replace(path=f"/{database}").geturl(),
@@ -78,6 +79,8 @@ def test_make_serve_runs_the_whole_stack_and_one_ctrl_c_stops_it(tmp_path):
         "WEB_PORT": str(web),
         "EVENTS_PORT": str(events),
         "WEB_WORKERS": "2",
+        "LIVE_PORT": str(live),
+        "LIVE_WORKERS": "1",
         "HEARTBEAT_SECONDS": "1",
         "METRICS_TOKEN": "serve-metrics-token",
         "STATIC_ROOT": str(tmp_path / "static"),
@@ -100,8 +103,10 @@ def test_make_serve_runs_the_whole_stack_and_one_ctrl_c_stops_it(tmp_path):
         else:
             pytest.fail(f"not healthy in 120 s: {answer}\n{(tmp_path / 'serve.log').read_text()}")
         assert set(answer["checks"]) == {"database", "redis", "worker", "beat"}
-        # The streams' server answers too, and a scrape adds up every web worker's counts.
+        # The streams' server and the live polls' pool answer too, and a scrape adds up
+        # every web worker's counts.
         assert health(events)[0] == 200
+        assert health(live)[0] == 200
         request = urllib.request.Request(
             f"http://127.0.0.1:{web}/metrics",
             headers={"Authorization": "Bearer serve-metrics-token"},
@@ -117,7 +122,7 @@ def test_make_serve_runs_the_whole_stack_and_one_ctrl_c_stops_it(tmp_path):
         with pytest.raises(ProcessLookupError):
             os.killpg(stack.pid, 0)  # nothing of the group is left running
         output = (tmp_path / "serve.log").read_text()
-        for process in ("web.1", "events.1", "worker.1", "beat.1"):
+        for process in ("web.1", "live.1", "events.1", "worker.1", "beat.1"):
             assert f"{process} stopped" in output, output
     finally:
         if stack.poll() is None:
@@ -130,17 +135,26 @@ def test_make_serve_runs_the_whole_stack_and_one_ctrl_c_stops_it(tmp_path):
         subprocess.run(["redis-cli", "-u", redis, "flushdb"], capture_output=True, timeout=30)
 
 
-def test_the_process_file_runs_the_readmes_four_processes_with_their_guards():
+def test_the_process_file_runs_the_readmes_processes_with_their_guards():
     """The Procfile is the README's production commands: one gunicorn that believes no
-    forwarded header, one uvicorn that reads none, one worker, one beat."""
+    forwarded header, the live polls' gunicorn pool alike but below its CPU priority, one
+    uvicorn that reads none, one worker, one beat."""
     lines = dict(
         line.split(": ", 1)
         for line in (ROOT / "Procfile").read_text().splitlines()
         if line and not line.startswith("#")
     )
-    assert set(lines) == {"web", "events", "worker", "beat"}
+    assert set(lines) == {"web", "live", "events", "worker", "beat"}
     assert lines["web"].startswith("gunicorn config.wsgi ")
     assert "--forwarded-allow-ips ''" in lines["web"]
+    # The same server and guards as web's, on its own port and workers, niced.
+    niced = re.fullmatch(
+        r"nice -n \$\{LIVE_NICE:-(\d+)\} (gunicorn config\.wsgi .*)", lines["live"]
+    )
+    assert niced and int(niced.group(1)) > 0
+    same = re.sub(r"\$\{LIVE_(\w+):-\d+\}", r"${WEB_\1}", niced.group(2))
+    assert same == re.sub(r"\$\{WEB_(\w+):-\d+\}", r"${WEB_\1}", lines["web"])
+    assert "${LIVE_PORT:-8002}" in lines["live"]
     assert lines["events"].startswith("uvicorn config.asgi:application ")
     assert "--no-proxy-headers" in lines["events"]
     assert "--concurrency 1" in lines["worker"]

@@ -7,9 +7,8 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from accounts.models import Player
 from players import registration
-from players.models import Application, ClaimCode, IdentityAct, PlayerMerge
+from players.models import Application, ClaimCode, IdentityAct, Player, PlayerMerge
 from tests.factories import SuperuserFactory, UserFactory, client_for
 from tests.players.conftest import event
 from tests.test_pages import make_event
@@ -31,7 +30,7 @@ def test_search_and_a_players_events_with_placing_and_games(organizer):
 
     game = Game.objects.get(match__round=round_)
     play(game, organizer, random.Random(1))
-    from tournaments.standings_store import rebuild_standings
+    from tournaments.read.standings_store import rebuild_standings
 
     rebuild_standings(tournament.pk)
     answer = client_for(None).get("/api/v1/players/?search=player 0")

@@ -10,13 +10,13 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from accounts.models import Player
-from accounts.players import PlayerChoiceNeeded, choice_key, look_up
 from circuit.models import Rating, RatingChange, Series, SeriesEvent
 from circuit.services.ratings import rebuild_all
 from circuit.services.series import series_results
 from players import entries, identity
-from players.models import EntryRequest, IdentityAct
+from players.matching import PlayerChoiceNeeded, look_up
+from players.models import EntryRequest, IdentityAct, Player
+from players.names import choice_key
 from scoring.models import Game, Seat
 from tests.factories import UserFactory, client_for
 from tests.players.conftest import entered_before, event

@@ -6,11 +6,11 @@ from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
 from django.test import override_settings
 
-from accounts.models import Player
-from accounts.players import NEW, PlayerChoiceNeeded, choice_key, look_up, name_key, split_club
 from domain.errors import Conflict, TooMany, UserError
 from players import identity, selectors
-from players.models import ClaimCode, IdentityAct, MergeRequest, PlayerMerge
+from players.matching import NEW, PlayerChoiceNeeded, look_up
+from players.models import ClaimCode, IdentityAct, MergeRequest, Player, PlayerMerge
+from players.names import choice_key, name_key, split_club
 from tests.factories import SuperuserFactory, UserFactory
 from tests.players.conftest import entered_before, event
 from tests.test_pages import make_event
@@ -233,7 +233,7 @@ def test_a_candidate_token_chooses_only_for_its_name_event_and_organizer(organiz
         services.register_entrant(
             second, by=organizer, name="Jose Perez", choices={choice_key("Jose Perez"): token}
         )
-    monkeypatch.setattr("accounts.players.CANDIDATE_MAX_AGE", -1)
+    monkeypatch.setattr("players.matching.CANDIDATE_MAX_AGE", -1)
     with pytest.raises(Conflict):  # too old
         services.register_entrant(second, by=organizer, name="Jose Peres", choices={key: token})
     assert not second.entrants.exists() and not third.entrants.exists()

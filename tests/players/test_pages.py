@@ -8,9 +8,8 @@ import pytest
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from accounts.models import Player
 from players import identity, registration
-from players.models import Application, ClaimCode, MergeRequest
+from players.models import Application, ClaimCode, MergeRequest, Player
 from tests.factories import SuperuserFactory, UserFactory
 from tests.players.conftest import entered_before, event
 from tests.test_pages import make_event

@@ -4,12 +4,12 @@ import random
 
 import pytest
 
-from accounts.models import Player
+from players.models import Player
 from scoring.models import Game
 from tests.factories import client_for
 from tests.test_pages import make_event
 from tournaments.demo import play
-from tournaments.standings_store import rebuild_standings
+from tournaments.read.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,8 @@ database instead; the tests hold the two to the same ranking."""
 
 from scoring.models import Game
 from tournaments.models import Match, Round, Tournament
-from tournaments.standings import ByeRow, EntrantResult, GameRow, side_results
-from tournaments.standings_store import _stage_entrants
+from tournaments.read.standings import ByeRow, EntrantResult, GameRow, side_results
+from tournaments.read.standings_store import _stage_entrants
 
 
 def load_rows(tournament: Tournament) -> dict[int, tuple[list, list, list]]:

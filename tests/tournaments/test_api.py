@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 from accounts.models import IdempotencyKey
 from tests.factories import SuperuserFactory, UserFactory, client_for
 from tournaments.models import Entrant, Match, StandingsState, Tournament
-from tournaments.selectors import standing_lines
+from tournaments.read.selectors import standing_lines
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()

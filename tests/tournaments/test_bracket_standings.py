@@ -21,9 +21,8 @@ from tests.tournaments.reference import load_rows
 from tournaments import services
 from tournaments.models import Entrant, Match, Round
 from tournaments.pairing.elimination import build_bracket, build_double_bracket, finishes
-from tournaments.selectors import standing_lines
-from tournaments.services.pairing import bracket_results
-from tournaments.standings import (
+from tournaments.read.selectors import standing_lines
+from tournaments.read.standings import (
     EntrantInfo,
     EntrantResult,
     GameRow,
@@ -31,12 +30,12 @@ from tournaments.standings import (
     compute_standings,
     reason_text,
 )
-from tournaments.standings_store import (
+from tournaments.read.standings_store import (
     bracket_finishes,
     rank_stages,
     rebuild_standings,
-    settings_for,
 )
+from tournaments.stage_facts import bracket_results, settings_for
 
 NAMES = [f"Player {letter}" for letter in "ABCDEFGH"]
 

@@ -8,7 +8,8 @@ import pytest
 from tests.factories import UserFactory
 from tournaments.demo import play
 from tournaments.models import Match, MatchSeat
-from tournaments.selectors import standing_lines
+from tournaments.read.selectors import standing_lines
+from tournaments.read.standings_store import rebuild_standings
 from tournaments.services import (
     TournamentError,
     add_stage,
@@ -17,7 +18,6 @@ from tournaments.services import (
     publish_round,
     register_entrants,
 )
-from tournaments.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.db.models import Count, Q
 from django.http import HttpRequest
 
-from accounts.models import Player
+from players.models import Player
 from scoring.models import Game
 from scoring.selectors import replay_all
 from tournaments.models import Entrant, Match, Round, StandingsSnapshot, Tournament

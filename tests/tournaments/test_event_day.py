@@ -395,7 +395,7 @@ def test_a_walkover_shows_on_the_public_page_and_in_the_api(client, organizer):
 
 
 def test_the_drawn_bracket_is_sized_by_the_checked_in_field_not_everyone_registered(organizer):
-    from tournaments import selectors
+    from tournaments.read import selectors
 
     tournament = event(organizer, 8, table_size=2)
     stage = add_stage(tournament, by=organizer, name="Llave", format="single_elimination")

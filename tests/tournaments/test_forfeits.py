@@ -18,8 +18,8 @@ from tournaments import services
 from tournaments.demo import play
 from tournaments.exports import csv_lines, results_rows, standings_rows
 from tournaments.models import MatchSeat
-from tournaments.selectors import standing_lines
-from tournaments.standings_store import rebuild_standings
+from tournaments.read.selectors import standing_lines
+from tournaments.read.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db
 

@@ -13,19 +13,20 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from jobs import runner
 from scoring.models import Game
 from scoring.services import record_hand
 from tests.factories import UserFactory, cutthroat_round
-from tournaments import live, selectors, tasks
 from tournaments.demo import play
 from tournaments.models import Match, StandingsSnapshot
+from tournaments.read import answers, live, selectors
+from tournaments.read.standings_store import rebuild_standings
 from tournaments.services import (
     generate_round,
     publish_round,
     update_tournament,
     withdraw,
 )
-from tournaments.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db
 
@@ -93,12 +94,12 @@ def test_a_hand_at_table_3_leaves_the_other_tables_and_the_standings_tags_unchan
 ):
     tournament, stage, round_ = event
     rebuild_standings(tournament.pk)
-    before = dict(live.table_tags(round_))
+    before = dict(live.tables_state(round_, staff=False).tags)
     standings_before = selectors.standings_mark(tournament, stage).tag
     third = tables(round_)[2]
     with django_capture_on_commit_callbacks(execute=True):
         one_hand(third.game, organizer)
-    after = dict(live.table_tags(round_))
+    after = dict(live.tables_state(round_, staff=False).tags)
     assert after[third.pk] != before[third.pk]
     assert {pk: tag for pk, tag in after.items() if pk != third.pk} == {
         pk: tag for pk, tag in before.items() if pk != third.pk
@@ -112,17 +113,21 @@ def test_a_hand_of_a_game_in_play_queues_no_recompute_unless_live_games_count(ev
     from tournaments.receivers import follow_game
 
     one_hand(game, organizer)
-    with mock.patch.object(tasks, "request_recompute") as request:
+    with mock.patch.object(runner, "request") as request:
+
+        def recomputes() -> int:
+            return sum(1 for call in request.call_args_list if call.args[0] == "standings")
+
         follow_game(Game, game_id=game.pk, change="hand_recorded", status="in_progress")
-        assert request.call_count == 0
+        assert recomputes() == 0
         follow_game(Game, game_id=game.pk, change="hand_recorded", status="finished")
-        assert request.call_count == 1
+        assert recomputes() == 1
         follow_game(Game, game_id=game.pk, change="hand_corrected", status="in_progress")
-        assert request.call_count == 2
+        assert recomputes() == 2
         tournament.include_live = True
         tournament.save(update_fields=["include_live"])
         follow_game(Game, game_id=game.pk, change="hand_recorded", status="in_progress")
-        assert request.call_count == 3
+        assert recomputes() == 3
 
 
 def test_a_finished_game_changes_the_standings_tag_once(
@@ -148,9 +153,9 @@ def test_the_recounting_notice_shows_only_once_a_recompute_is_overdue(event):
     tournament, stage, _ = event
     rebuild_standings(tournament.pk)
     with mock.patch.object(
-        tasks.recompute_standings, "delay", side_effect=ConnectionError("broker down")
+        runner.run_job, "apply_async", side_effect=ConnectionError("broker down")
     ):
-        tasks.request_recompute(tournament.pk)
+        runner.request("standings", tournament.pk)
     pending = selectors.standings_mark(tournament, stage)
     assert pending.stale and not pending.overdue
     assert pending.keep_for == live.STALE_AFTER
@@ -383,10 +388,10 @@ def test_an_unreachable_broker_tells_api_pollers_the_standings_are_stale(event, 
     first = api.get(url)
     game = tables(round_)[0].game
     with mock.patch.object(
-        tasks.recompute_standings, "delay", side_effect=ConnectionError("broker down")
+        runner.run_job, "apply_async", side_effect=ConnectionError("broker down")
     ):
         play(game, organizer, random.Random(3))
-        tasks.request_recompute(tournament.pk)  # what the finished game asks after commit
+        runner.request("standings", tournament.pk)  # what the finished game asks after commit
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED  # every hand kept
     again = api.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
@@ -407,11 +412,12 @@ def test_a_hand_sends_only_its_table_out_of_band_and_re_renders_only_that_card(
     from django.template import loader
 
     real = loader.render_to_string
-    with mock.patch.object(live, "render_to_string", side_effect=real) as cards:
+    with mock.patch.object(answers, "render_to_string", side_effect=real) as rendered:
         changed = client.get(url, **HTMX)
     assert changed.status_code == 200
-    assert cards.call_count == 1
-    assert cards.call_args.args[1]["table"].match.table_number == 3
+    cards = [call for call in rendered.call_args_list if call.args[0] == "tournaments/_table.html"]
+    assert len(cards) == 1
+    assert cards[0].args[1]["table"].match.table_number == 3
     body = changed.content.decode()
     assert body.count('class="table-card"') == 1
     assert '<li hx-swap-oob="true" class="table-card" id="table-3">' in body
@@ -419,7 +425,7 @@ def test_a_hand_sends_only_its_table_out_of_band_and_re_renders_only_that_card(
     # The answer's poller holds the new tags: polling again is unchanged.
     assert client.get(live_url_in(body), **HTMX).status_code == 204
     # Every other viewer gets the same answer from the cache.
-    with mock.patch.object(live, "render_to_string", side_effect=real) as cards:
+    with mock.patch.object(answers, "render_to_string", side_effect=real) as cards:
         assert client.get(url, **HTMX).content == changed.content
     assert cards.call_count == 0
 
@@ -654,7 +660,7 @@ def test_a_game_page_poll_is_answered_from_the_cache_until_the_game_changes(
     changed = client.get(url, **HTMX)
     assert changed.status_code == 200
     # The next viewer gets the part rendered once for this revision.
-    with mock.patch("scoring.views.render_to_string") as render:
+    with mock.patch("scoring.live.render_to_string") as render:
         again = client.get(url, **HTMX)
     render.assert_not_called()
     assert again.content == changed.content

@@ -246,8 +246,8 @@ def test_standings_and_exports_mark_disputes_forfeits_and_disqualifications(
     client, table, referee, organizer
 ):
     from scoring import officiating
+    from tournaments.read.standings_store import rebuild_standings
     from tournaments.sanctions import disqualify
-    from tournaments.standings_store import rebuild_standings
 
     tournament, game = table
     officiating.forfeit_seat(game, "B", "left the hall", organizer)
@@ -320,8 +320,9 @@ def test_a_forfeit_ranks_the_same_from_the_seats_and_from_the_games(table, organ
     from scoring import officiating
     from scoring import services as scoring
     from tests.tournaments.reference import load_rows
-    from tournaments.standings import compute_standings, explain
-    from tournaments.standings_store import rank_stages, settings_for
+    from tournaments.read.standings import compute_standings, explain
+    from tournaments.read.standings_store import rank_stages
+    from tournaments.stage_facts import settings_for
 
     tournament, game = table
     scoring.record_hand(

@@ -13,8 +13,8 @@ from tournaments import services
 from tournaments.demo import play
 from tournaments.exports import RESULTS_COLUMNS, STANDINGS_COLUMNS, text
 from tournaments.models import Round
-from tournaments.standings import METRICS
-from tournaments.standings_store import rebuild_standings
+from tournaments.read.standings import METRICS
+from tournaments.read.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db
 

@@ -353,7 +353,7 @@ def test_the_manage_page_sets_and_runs_the_clock(organizer, client):
 def test_a_clock_change_reaches_the_live_pages_and_the_hall_screen(organizer):
     """The round's tables state (what pollers and the hall screen compare) changes with
     its clock, so a pause or more time shows at their next poll or turn."""
-    from tournaments import live
+    from tournaments.read import live
 
     _, round_ = timed_event(organizer, starts="organizer")
     tags = [live.tables_state(round_, staff=False).tag]

@@ -7,11 +7,13 @@ import random
 import pytest
 from django.test import Client
 
+from jobs import runner
 from tests.factories import UserFactory, client_for, event_referee
 from tournaments.demo import play
 from tournaments.models import Match, MatchSeat, Round, ScheduleEntry, StageSchedule
 from tournaments.pairing import PairingError
-from tournaments.selectors import standing_lines
+from tournaments.read.selectors import standing_lines
+from tournaments.read.standings_store import rebuild_standings
 from tournaments.services import (
     TournamentConflict,
     add_stage,
@@ -24,7 +26,6 @@ from tournaments.services import (
 )
 from tournaments.services import pairing as adapter
 from tournaments.services import rounds as rounds_service
-from tournaments.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db
 
@@ -103,7 +104,7 @@ def test_pairing_never_searches_while_holding_the_locks(organizer, monkeypatch):
     stage = add_stage(tournament, by=organizer, name="RR", format="round_robin")
     events = []
     lock, search, generate = (
-        rounds_service._lock_tournament,
+        rounds_service.lock_tournament,
         adapter.compute_schedule,
         rounds_service._generate,
     )
@@ -122,7 +123,7 @@ def test_pairing_never_searches_while_holding_the_locks(organizer, monkeypatch):
         finally:
             events.append("unlocked")
 
-    monkeypatch.setattr(rounds_service, "_lock_tournament", locking)
+    monkeypatch.setattr(rounds_service, "lock_tournament", locking)
     monkeypatch.setattr(adapter, "compute_schedule", searching)
     monkeypatch.setattr(rounds_service, "_generate", generating)
     generate_round(stage, by=organizer)
@@ -276,7 +277,6 @@ def test_advancing_a_bracket_twice_seats_nobody_twice(organizer):
 
 def test_the_sweep_moves_on_winners_an_outage_left_waiting(organizer):
     from tests.tournaments.test_services import play_out
-    from tournaments.tasks import sweep_brackets
 
     tournament = event(organizer, 4, table_size=2)
     stage = add_stage(tournament, by=organizer, name="Llave", format="single_elimination")
@@ -290,7 +290,7 @@ def test_the_sweep_moves_on_winners_an_outage_left_waiting(organizer):
         assign_referee(match, referee, by=organizer)
         play_out(match.game, referee, rng)  # in a test nothing commits: no task ran
     assert not Match.objects.filter(round__stage=stage, slot="R2-1").exists()
-    assert sweep_brackets() == 1
+    assert runner.sweep() == 1  # what beat runs every 30 s
     assert Match.objects.filter(round__stage=stage, slot="R2-1").exists()
 
 

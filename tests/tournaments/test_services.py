@@ -351,7 +351,7 @@ def played_stage(organizer, players=8):
 
 
 def test_finishing_a_stage_ranks_again_when_a_result_changed_meanwhile(organizer, monkeypatch):
-    from tournaments import standings_store
+    from tournaments.read import standings_store
 
     first, following = played_stage(organizer)
     rank = standings_store.stage_ranking
@@ -373,7 +373,7 @@ def test_finishing_a_stage_ranks_again_when_a_result_changed_meanwhile(organizer
 
 
 def test_finishing_a_stage_refuses_when_results_never_settle(organizer, monkeypatch):
-    from tournaments import standings_store
+    from tournaments.read import standings_store
 
     first, following = played_stage(organizer)
     rank = standings_store.stage_ranking

@@ -117,7 +117,7 @@ def test_reasons_the_code_wrote_are_read_in_spanish_and_typed_ones_as_typed(clie
 
 def test_figures_on_pages_are_written_as_the_reader_writes_them():
     from domain.numbers import decimal_text
-    from tournaments.standings import reason_text
+    from tournaments.read.standings import reason_text
 
     with translation.override("es"):
         assert decimal_text("96.67") == "96,67" and decimal_text("-2.5") == "-2,5"

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tournaments.standings import (
+from tournaments.read.standings import (
     METRICS,
     NO_SCORE,
     RAW_TOTALS,
@@ -278,7 +278,7 @@ def test_ranks_are_ordered_ties_share_and_input_order_does_not_matter(n, count, 
 
 
 def test_a_reason_shows_a_metric_value_as_the_standings_table_does():
-    from tournaments.standings import StandingRow, explain, metric_text, reason_text
+    from tournaments.read.standings import StandingRow, explain, metric_text, reason_text
 
     order = ["point_differential"]
     above = StandingRow(1, False, 1, False, 3, {"point_differential": 227.5})
@@ -306,7 +306,7 @@ def table(game_id, totals: dict, round_number=1):
 
 def reason_agrees(above, below) -> None:
     """``above``'s reason says why it sits above ``below``, truly and in the right sense."""
-    from tournaments.standings import NOT_PLAYED, PLAYED, WITHDRAWN
+    from tournaments.read.standings import NOT_PLAYED, PLAYED, WITHDRAWN
 
     def part(row):
         if row.withdrawn:

@@ -4,7 +4,7 @@ default) or as raw totals, a stage setting (RULES.md, "Fields that don't divide"
 import pytest
 from django.contrib.auth import get_user_model
 
-from accounts.models import Player
+from players.models import Player
 from scoring.models import Game
 from scoring.rulesets import get_ruleset
 from tests.factories import UserFactory, client_for
@@ -12,8 +12,7 @@ from tests.tournaments.reference import load_rows
 from tournaments import services
 from tournaments.forms import StageForm
 from tournaments.models import Entrant, Match, MatchSeat, Round, Staff, Stage, Tournament
-from tournaments.services import record_seat_results
-from tournaments.standings import (
+from tournaments.read.standings import (
     RAW_TOTALS,
     SAME_SCALE,
     TARGET_SHARE,
@@ -24,7 +23,9 @@ from tournaments.standings import (
     compute_standings,
     target_scale,
 )
-from tournaments.standings_store import rank_stages, rebuild_standings, settings_for
+from tournaments.read.standings_store import rank_stages, rebuild_standings
+from tournaments.services import record_seat_results
+from tournaments.stage_facts import settings_for
 
 CUTTHROAT = target_scale({2: 150, 3: 200, 4: 250}, 250)
 

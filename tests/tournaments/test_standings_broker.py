@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from tests.factories import UserFactory, event_referee
 from tournaments.models import StandingsState
-from tournaments.selectors import standing_lines
+from tournaments.read.selectors import standing_lines
 from tournaments.services import (
     add_stage,
     assign_referee,

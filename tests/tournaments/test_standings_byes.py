@@ -13,6 +13,8 @@ from tournaments import services
 from tournaments.demo import play
 from tournaments.forms import StageForm
 from tournaments.models import MatchSeat, Stage
+from tournaments.read.standings import compute_standings
+from tournaments.read.standings_store import rank_stages, rebuild_standings
 from tournaments.services import (
     add_stage,
     create_tournament,
@@ -20,8 +22,7 @@ from tournaments.services import (
     publish_round,
     register_entrants,
 )
-from tournaments.standings import compute_standings
-from tournaments.standings_store import rank_stages, rebuild_standings, settings_for
+from tournaments.stage_facts import settings_for
 
 pytestmark = pytest.mark.django_db
 

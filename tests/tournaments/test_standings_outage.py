@@ -17,11 +17,12 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from jobs import runner
 from scoring.services import record_hand
 from tests.factories import UserFactory, bulk_event, event_referee
 from tests.workers import start_worker, stop_worker, worker_env
-from tournaments import live
 from tournaments.models import Match, StandingsState
+from tournaments.read import live
 from tournaments.services import (
     add_stage,
     assign_referee,
@@ -30,7 +31,6 @@ from tournaments.services import (
     publish_round,
     register_entrants,
 )
-from tournaments.tasks import request_recompute, sweep_standings
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [
@@ -153,7 +153,7 @@ def test_hands_are_kept_while_the_broker_is_down_and_standings_catch_up(broker, 
     assert body["stale"] is True
 
     broker.start()
-    assert sweep_standings() == 1  # what beat runs every 30 s
+    assert runner.sweep() == 1  # what beat runs every 30 s
     caught_up = wait_for(lambda: current(tournament.pk), 30)
     assert caught_up is not None, worker.log_path.read_text()[-3000:]
     print(f"standings current {caught_up:.2f} s after the sweep")
@@ -227,7 +227,7 @@ def test_a_hand_posted_while_redis_is_stopped_is_answered_within_a_second(everyt
     assert match.game.hand_count == 1  # the phone's retry stored nothing twice
 
     broker.start()
-    assert sweep_standings() == 1
+    assert runner.sweep() == 1
     assert wait_for(lambda: current(tournament.pk), 30), worker.log_path.read_text()[-3000:]
     body = APIClient().get(f"/api/v1/tournaments/{tournament.slug}/standings/").json()
     assert body["stale"] is False
@@ -243,9 +243,10 @@ def test_a_worker_killed_during_a_recompute_still_converges(broker, worker):
     tournament, _ = bulk_event(1024, 8)  # a recompute long enough to be caught in the act
     StandingsState.objects.filter(tournament=tournament).delete()
     log_path = worker.log_path
-    before = log_path.read_text().count("recompute_standings")
-    request_recompute(tournament.pk)
-    assert wait_for(lambda: log_path.read_text().count("recompute_standings") > before, 20, 0.01)
+    task = f"jobs.run[standings:{tournament.pk}:"  # the task's id names its job
+    before = log_path.read_text().count(task)
+    runner.request("standings", tournament.pk)
+    assert wait_for(lambda: log_path.read_text().count(task) > before, 20, 0.01)
     children = pool_children(worker.pid)
     assert children, "the worker has no pool process"
     for child in children:

@@ -11,7 +11,7 @@ from tests.factories import UserFactory
 from tests.test_pages import make_event
 from tournaments import services
 from tournaments.demo import play
-from tournaments.standings_store import rebuild_standings
+from tournaments.read.standings_store import rebuild_standings
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from django.db.models import F
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from accounts.models import Player
+from players.models import Player
 from scoring.models import Game, Hand
 from scoring.rulesets import get_ruleset
 from scoring.services import correct_hand, reopen_game
@@ -18,11 +18,12 @@ from tests.factories import UserFactory, partners_round
 from tests.tournaments.reference import load_rows
 from tournaments.demo import play
 from tournaments.models import Entrant, Match, MatchSeat, Round, Stage, Tournament
+from tournaments.read.standings import TIEBREAKERS, compute_standings, explain, side_results
+from tournaments.read.standings_store import rank_stages
 from tournaments.services import (
     record_seat_results,
 )
-from tournaments.standings import TIEBREAKERS, compute_standings, explain, side_results
-from tournaments.standings_store import rank_stages, settings_for
+from tournaments.stage_facts import settings_for
 
 pytestmark = pytest.mark.django_db
 

@@ -15,9 +15,9 @@ from tests.tournaments.reference import load_rows
 from tournaments import services
 from tournaments.demo import play
 from tournaments.models import Round
-from tournaments.selectors import standing_lines
-from tournaments.standings import METRICS, StandingRow
-from tournaments.standings_store import _write_snapshots, rebuild_standings, snapshot_document
+from tournaments.read.selectors import standing_lines
+from tournaments.read.standings import METRICS, StandingRow
+from tournaments.read.standings_store import _write_snapshots, rebuild_standings, snapshot_document
 
 pytestmark = pytest.mark.django_db
 
@@ -127,7 +127,7 @@ def test_the_snapshot_keeps_the_reasons_that_ranking_decided_itself():
     never seated, reads the same from the stored snapshot as when it was ranked, on
     every page of it."""
     from tests.tournaments.test_standings import two
-    from tournaments.standings import (
+    from tournaments.read.standings import (
         EntrantInfo,
         StandingsSettings,
         compute_standings,
@@ -135,7 +135,7 @@ def test_the_snapshot_keeps_the_reasons_that_ranking_decided_itself():
         rank,
         settle,
     )
-    from tournaments.standings import add_game as add
+    from tournaments.read.standings import add_game as add
 
     tournament, _ = bulk_event(8, 1)
     stage = tournament.stages.get()

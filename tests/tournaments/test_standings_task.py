@@ -8,11 +8,11 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from jobs import runner
 from scoring.services import record_hand
 from tests.factories import UserFactory, event_referee
-from tournaments import tasks
 from tournaments.models import StandingsState
-from tournaments.selectors import standing_lines
+from tournaments.read.selectors import standing_lines
 from tournaments.services import (
     add_stage,
     assign_referee,
@@ -43,15 +43,15 @@ def event():
 
 def test_a_burst_of_triggers_queues_one_recompute(event):
     tournament, _, _ = event
-    with mock.patch.object(tasks.recompute_standings, "delay") as delay:
+    with mock.patch.object(runner.run_job, "apply_async") as delay:
         for _ in range(200):
-            tasks.request_recompute(tournament.pk)
+            runner.request("standings", tournament.pk)
     assert delay.call_count == 1
     state = StandingsState.objects.get(tournament=tournament)
     assert state.queued
     assert state.dirty
     assert state.stale
-    runs = tasks.recompute_standings.apply(args=[tournament.pk]).get()
+    runs = runner.run_job.apply(args=["standings", tournament.pk]).get()
     assert runs == 1
     state.refresh_from_db()
     assert not state.queued
@@ -60,7 +60,7 @@ def test_a_burst_of_triggers_queues_one_recompute(event):
 
 def test_a_change_during_a_recompute_runs_it_once_more(event):
     tournament, _, _ = event
-    from tournaments import standings_store
+    from tournaments.read import standings_store
 
     real = standings_store.rebuild_standings
     calls = []
@@ -68,26 +68,26 @@ def test_a_change_during_a_recompute_runs_it_once_more(event):
     def rebuild_and_meanwhile_trigger(tournament_id):
         calls.append(tournament_id)
         if len(calls) == 1:
-            tasks.request_recompute(tournament_id)  # a hand arrives mid-recompute
+            runner.request("standings", tournament_id)  # a hand arrives mid-recompute
         return real(tournament_id)
 
-    with mock.patch.object(tasks.recompute_standings, "delay"):
-        tasks.request_recompute(tournament.pk)
+    with mock.patch.object(runner.run_job, "apply_async"):
+        runner.request("standings", tournament.pk)
         with mock.patch.object(standings_store, "rebuild_standings", rebuild_and_meanwhile_trigger):
-            runs = tasks.recompute_standings.apply(args=[tournament.pk]).get()
+            runs = runner.run_job.apply(args=["standings", tournament.pk]).get()
     assert runs == 2
 
 
 def test_an_unreachable_broker_leaves_the_standings_stale_for_the_sweep(event):
     tournament, _, _ = event
     with mock.patch.object(
-        tasks.recompute_standings, "delay", side_effect=ConnectionError("broker down")
+        runner.run_job, "apply_async", side_effect=ConnectionError("broker down")
     ):
-        assert tasks.request_recompute(tournament.pk) is False
+        assert runner.request("standings", tournament.pk) is False
     state = StandingsState.objects.get(tournament=tournament)
     assert state.stale
     assert not state.queued
-    queued = tasks.sweep_standings.apply().get()  # eager here: the sweep recomputes
+    queued = runner.sweep_jobs.apply().get()  # eager here: the sweep recomputes
     assert queued == 1
     state.refresh_from_db()
     assert not state.stale

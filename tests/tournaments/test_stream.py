@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.test import AsyncClient, Client, override_settings
 
+from tests.beside_readers import beside_readers
 from tests.tournaments import test_live
 from tests.tournaments.test_live import HTMX, bare, live_url_in, one_hand, poll_url, tables
 from tournaments import stream
@@ -77,7 +78,7 @@ def receive(url: str, during=None, headers=None):
         reader = asyncio.create_task(read())
         if during:
             await asyncio.sleep(0.2)
-            await asyncio.to_thread(during)
+            await asyncio.to_thread(beside_readers, during)
         await asyncio.wait_for(reader, 10)
         return response, chunks
 

@@ -16,12 +16,14 @@ from django.core.asgi import get_asgi_application
 from django.db import connection
 from django.test import Client, override_settings
 
+from tests.beside_readers import beside_readers
 from tests.factories import UserFactory
 from tests.tournaments import test_live
 from tests.tournaments.test_live import HTMX, bare, one_hand, poll_url, tables
 from tests.tournaments.test_stream import SHORT, apart, events_url, parse
-from tournaments import stream
+from tournaments import stream, stream_edge
 from tournaments.models import Round, Staff, Tournament
+from tournaments.read import answers
 from tournaments.services import update_tournament
 
 organizer, event, at_once = test_live.organizer, test_live.event, test_live.at_once
@@ -71,7 +73,7 @@ def serve(url: str, *, headers=None, method="GET", during=None, leave_after=None
     """Call the ASGI application as a server would: (status, headers, body chunks, how
     many requests went to Django). ``leave_after``: the client goes after that many chunks."""
     django = Django()
-    application = stream.bare(django)
+    application = stream_edge.bare(django)
 
     async def main():
         sent = []
@@ -86,16 +88,22 @@ def serve(url: str, *, headers=None, method="GET", during=None, leave_after=None
             await gone.wait()
             return {"type": "http.disconnect"}
 
+        answered = asyncio.Event()
+
         async def send(message):
             sent.append(message)
+            answered.set()
             chunks = [m for m in sent if m["type"] == "http.response.body" and m["body"]]
             if leave_after is not None and len(chunks) >= leave_after:
                 gone.set()
 
         serving = asyncio.create_task(application(scope_of(url, method, headers), receive, send))
         if during:
+            # Once the stream has answered (it has read who asks and what they may see),
+            # and a little after: a busy machine may take longer than any fixed wait.
+            await asyncio.wait_for(answered.wait(), 10)
             await asyncio.sleep(0.2)
-            await asyncio.to_thread(during)
+            await asyncio.to_thread(beside_readers, during)
         await asyncio.wait_for(serving, 10)
         return sent
 
@@ -232,7 +240,7 @@ def visit(*wanted, check=None):
     the ASGI application; once each has its answer, run ``check`` while they are all
     open, then leave. The visits (and how many requests went to Django)."""
     django = Django()
-    application = stream.bare(django)
+    application = stream_edge.bare(django)
 
     async def main():
         visits = [Visit(application, *one) for one in wanted]
@@ -382,7 +390,7 @@ def uvicorn_server(settings):
         port = probe.getsockname()[1]
     server = uvicorn.Server(
         uvicorn.Config(
-            stream.bare(get_asgi_application()),  # as config.asgi serves it
+            stream_edge.bare(get_asgi_application()),  # as config.asgi serves it
             host="127.0.0.1",
             port=port,
             log_level="warning",
@@ -472,7 +480,7 @@ def test_the_staff_view_ends_when_its_viewer_is_no_longer_staff(
     client, event, organizer, monkeypatch
 ):
     tournament, _, _ = event
-    monkeypatch.setattr(stream.views, "POLL_SECONDS", 0.1)
+    monkeypatch.setattr(answers, "POLL_SECONDS", 0.1)
     url = events_url(poll_url(client, tournament))
     session = session_of(organizer)
     status, _, chunks, _ = serve(

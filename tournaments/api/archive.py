@@ -7,6 +7,7 @@ from rest_framework.views import APIView
 
 from config.schema import ErrorSerializer
 from tournaments.api.views import TournamentMixin
+from tournaments.archive import dumps, export_event
 
 
 class ArchiveView(TournamentMixin, APIView):
@@ -22,8 +23,6 @@ class ArchiveView(TournamentMixin, APIView):
         }
     )
     def get(self, request, slug: str):
-        from tournaments.archive import dumps, export_event
-
         tournament = self.get_tournament(request, slug, manage=True)
         response = HttpResponse(
             dumps(export_event(tournament)), content_type="application/json; charset=utf-8"

@@ -4,12 +4,15 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from players.matching import NEW
+from players.names import choice_key
 from scoring.api import fields
 from scoring.api.serializers import bounded
 from scoring.bounds import ID_MAX, SMALLINT_MAX
 from scoring.rulesets import PRESETS
 from tournaments.bounds import ADVANCING_RANGE, SEED_RANGE, TABLE_SIZE_RANGE
 from tournaments.models import Entrant, Invitation, Match, Round, Staff, Stage, Tournament
+from tournaments.round_clock import state_of
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -109,8 +112,6 @@ class PlayerChoiceSerializer(serializers.Serializer):
         return value
 
     def to_choice(self, data: dict) -> tuple[str, int | str]:
-        from accounts.players import NEW, choice_key
-
         return choice_key(data["name"], data["club"]), data["token"] or NEW
 
 
@@ -358,8 +359,6 @@ class RoundSerializer(serializers.ModelSerializer):
         }
     )
     def get_clock(self, round_) -> dict:
-        from tournaments.round_clock import state_of
-
         return state_of(round_).as_dict()
 
 

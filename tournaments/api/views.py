@@ -22,9 +22,10 @@ from accounts.permissions import allowed
 from config.pagination import Pages, page_response
 from config.schema import ErrorSerializer
 from domain.i18n import told
+from domain.live import Viewer, live_answer, signed_in
 from domain.numbers import whole_number
 from domain.say import say
-from tournaments import live, selectors, services
+from tournaments import exports, services
 from tournaments.api import serializers as s
 from tournaments.api.confirm import EntrantActionRequestSerializer, withdraw_confirmed
 from tournaments.models import (
@@ -35,7 +36,8 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
-from tournaments.standings_store import points_basis
+from tournaments.read import answers, live, selectors
+from tournaments.stage_facts import points_basis
 
 
 class TournamentMixin:
@@ -477,7 +479,7 @@ class MatchRefereeView(TournamentMixin, APIView):
 class StandingsView(TournamentMixin, APIView):
     """A stage's standings snapshot; reading never computes. Pollers get 304 when unchanged,
     and a signed-out poller the answer as kept when changed, both from the cache before
-    authentication or any query (``tournaments.live``) while everyone may see the event."""
+    authentication or any query (``tournaments.read.live``) while everyone may see the event."""
 
     def dispatch(self, request, *args, **kwargs):
         wanted = request.GET.get("stage", "")
@@ -555,7 +557,7 @@ def _signed_out_poll(request) -> bool:
     return (
         request.method == "GET"
         and "Authorization" not in request.headers
-        and not live.signed_in(request)
+        and not signed_in(request)
         and set(request.GET) <= {"stage"}
         and "html" not in request.headers.get("Accept", "")
     )
@@ -570,20 +572,24 @@ def _kept_standings_answer(request, slug: str, wanted: str) -> HttpResponse | No
     if not tagged and not public:
         return None
     gzipped = public and live.accepts_gzip(request.headers.get("Accept-Encoding", ""))
-    keys = [live.standings_key(slug, wanted)]
-    if public:
-        keys.append(live.public_standings_key(slug, wanted, gzipped))
-    kept = cache.get_many([live.everyone_key(slug), *keys])
-    known = kept.get(keys[0])
-    if known is None or not live.seen_by_everyone(kept, slug):
+    body_key = live.public_standings_key(slug, wanted, gzipped)
+    # The live answer of the standings alone, as everyone sees them (standings show no
+    # drafts), read with the kept body in one round trip; never from the database here.
+    got = live_answer(
+        answers.Question(slug, stage=wanted, tables=False, along=(body_key,) if public else ()),
+        Viewer(drafts=False),
+        database=False,
+    )
+    if got is None:
         return None
+    known = got.mark
     if tagged and known.etag == tagged:
         # Tells the poller only that what it holds is current.
         response = HttpResponseNotModified()
         response["ETag"] = tagged
         patch_vary_headers(response, ("Accept-Language", "Cookie", "Authorization"))
         return response
-    answer = kept.get(keys[1]) if public else None
+    answer = got.along.get(body_key)
     if answer is None or answer[0] != known:
         return None
     response = HttpResponse(answer[1], content_type="application/json")
@@ -756,8 +762,6 @@ class ExportView(TournamentMixin, APIView):
 
     @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
     def get(self, request, slug: str, kind: str):
-        from tournaments import exports
-
         tournament = self.get_tournament(request, slug)
         if kind not in exports.EXPORTS:
             raise Http404

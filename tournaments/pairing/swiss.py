@@ -569,6 +569,20 @@ class _OutOfSteps(Exception):
     """The exact search for fewer repeats used its steps."""
 
 
+# Fields up to this size keep each entrant's pair costs in a row once computed.
+COST_ROWS_UP_TO = 128
+
+
+class _PairCosts:
+    """One entrant's pair costs, each computed when read (fields too large for rows)."""
+
+    def __init__(self, search: "_RoundSearch", a: int):
+        self.cost, self.a = search.pair_cost, a
+
+    def __getitem__(self, b: int) -> float:
+        return self.cost(self.a, b)
+
+
 class _RoundSearch:
     """The cost of a Swiss round's tables and a descent that lowers it."""
 
@@ -598,12 +612,27 @@ class _RoundSearch:
         # The stage's size: a table of any other size is off size (short, or one over
         # where the rule set seats more), and sitting at one is rotated.
         self.full = full if full is not None else max(sizes)
+        # Each entrant's pair costs to everyone, made when the search first swaps them
+        # (the same figures as pair_cost: the field does not change during a search);
+        # in a large field a descent touches few entrants, each against few others.
+        self._rows: list[list[float] | None] | None = (
+            [None] * self.n if self.n <= COST_ROWS_UP_TO else None
+        )
 
     def pair_cost(self, a: int, b: int) -> float:
         gap = self.score[a] - self.score[b]
         return (
             self.met[a].get(b, 0) * self.repeat_weight + gap * gap + abs(a - b) * self.rank_weight
         )
+
+    def _costs_of(self, a: int) -> "list[float] | _PairCosts":
+        """``a``'s pair costs by entrant: a kept row, or in a large field each asked for."""
+        if self._rows is None:
+            return _PairCosts(self, a)
+        row = self._rows[a]
+        if row is None:
+            row = self._rows[a] = [self.pair_cost(a, b) for b in range(self.n)]
+        return row
 
     def table_cost(self, table: list[int]) -> float:
         cost = sum(self.pair_cost(a, b) for i, a in enumerate(table) for b in table[i + 1 :])
@@ -668,14 +697,14 @@ class _RoundSearch:
 
     def _swap_delta(self, one: list[int], a: int, two: list[int], b: int) -> float:
         """The change in cost if ``a`` (at table ``one``) and ``b`` (at ``two``) swap."""
-        cost = self.pair_cost
+        of_a, of_b = self._costs_of(a), self._costs_of(b)
         delta = 0.0
         for x in one:
             if x != a:
-                delta += cost(b, x) - cost(a, x)
+                delta += of_b[x] - of_a[x]
         for y in two:
             if y != b:
-                delta += cost(a, y) - cost(b, y)
+                delta += of_a[y] - of_b[y]
         off_one, off_two = len(one) != self.full, len(two) != self.full
         if off_one != off_two:
             # Whoever moves to the table off size takes on its cost.

@@ -14,6 +14,7 @@ outside checks; ``plan`` also returns flags, and ``replan`` schedules the remain
 rounds around meetings already played (a withdrawal or a late entry).
 """
 
+import collections
 import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
@@ -260,6 +261,56 @@ class _Search:
                 return False
         return True
 
+    def _fairness(self, schedule):
+        """``_fair_with_swap`` for one fixed schedule, each call in time of the rounds
+        rather than rounds times players: the short seats counted once, after each round.
+
+        Swapping ``a`` and ``b`` in round r moves one short seat from whichever of them
+        sits short there to the other, in the counts after round r and every later one;
+        the counts before r do not change. The caller adds the work of ``_fair_with_swap``
+        to ``evaluations`` for each swap, so the search takes the same steps and gives the
+        same plan.
+        """
+        full = self.full
+        counts = list(self.initial_short)
+        short_in: list[set[int]] = []
+        # After each round: everyone's count, and each count held with how many hold it,
+        # highest first.
+        after: list[tuple[list[int], list[tuple[int, int]]]] = []
+        fair_before = [True]
+        for tables in schedule:
+            short = {p for table in tables if len(table) != full for p in table}
+            for p in short:
+                counts[p] += 1
+            short_in.append(short)
+            held = sorted(collections.Counter(counts).items(), reverse=True)
+            after.append((counts[:], held))
+            fair_before.append(fair_before[-1] and held[0][0] - held[-1][0] <= 1)
+
+        def fair(r: int, a: int, b: int) -> bool:
+            if not fair_before[r]:
+                return False
+            if (a in short_in[r]) == (b in short_in[r]):
+                return fair_before[len(schedule)]  # both or neither short: nothing moves
+            down, up = (a, b) if a in short_in[r] else (b, a)
+            for counts, held in after[r:]:
+                low, high = counts[down], counts[up]
+                # Everyone else keeps their count; these two hold low - 1 and high + 1.
+                top, bottom = max(low - 1, high + 1), min(low - 1, high + 1)
+                for value, number in held:
+                    if number - (value == low) - (value == high) > 0:
+                        top = max(top, value)
+                        break
+                for value, number in reversed(held):
+                    if number - (value == low) - (value == high) > 0:
+                        bottom = min(bottom, value)
+                        break
+                if top - bottom > 1:
+                    return False
+            return True
+
+        return fair
+
     def floor(self, schedule) -> int:
         """A lower bound on repeats: meetings a player has beyond the n - 1 others."""
         meetings = [0] * self.n
@@ -292,39 +343,62 @@ class _Search:
                 self.meet[x][a] += 1
         tables[t1][p1], tables[t2][p2] = b, a
 
-    def _gain(self, p: int, leaving: Sequence[int], joining: Sequence[int], skip: int) -> int:
-        """Change in repeats when ``p`` leaves one table for another (``skip`` swaps back)."""
-        meet, hist = self.meet[p], self.history[p]
-        delta = 0
-        for x in leaving:
-            if x != p and meet[x] - hist[x] >= 1 and meet[x] >= 2:
-                delta -= 1
-        for x in joining:
-            if x != skip and meet[x] >= 1:
-                delta += 1
-        return delta
+    def _round_counts(self, tables) -> tuple[list[int], list[list[int | None]]]:
+        """For one round as it stands: what each player's repeats fall by when they leave
+        their table (``lost``, at most 0), and room for how many at each table they have
+        met (``met_at[p][t]``, counted by ``_met_at`` when first asked). A swap's change
+        in repeats is read from these."""
+        meet, history = self.meet, self.history
+        lost = [0] * self.n
+        for table in tables:
+            for p in table:
+                row, base = meet[p], history[p]
+                lost[p] = -sum(1 for x in table if x != p and row[x] - base[x] >= 1 and row[x] >= 2)
+        return lost, [[None] * len(tables) for _ in range(self.n)]
+
+    def _met_at(self, met_at, p: int, t: int, table) -> int:
+        met_at[p][t] = len(table) - [self.meet[p][x] for x in table].count(0)
+        return met_at[p][t]
 
     def _best_move(self, schedule, tabu, step, current, best):
         meet, history = self.meet, self.history
         chosen, chosen_delta, ties = None, None, 0
+        # Whether a swap across table sizes keeps the short seats fair: its work is counted
+        # for every such swap, as _fair_with_swap counts it, and the counts are made when
+        # a swap that could be chosen first needs them.
+        fair, fair_work = None, len(schedule) * self.n // 8
         for r, tables in enumerate(schedule):
+            counted = None  # the round's counts, made when a player of it first repeats
             for t1, table in enumerate(tables):
                 for p1, a in enumerate(table):
                     self.evaluations += 1
                     row, base = meet[a], history[a]
                     if not any(row[x] >= 2 and row[x] > base[x] for x in table if x != a):
                         continue
+                    lost, met_at = counted = counted or self._round_counts(tables)
                     for t2, other in enumerate(tables):
                         if t2 == t1:
                             continue
                         crosses = len(other) != len(table)
+                        # a leaves for the other table and b comes over: each loses the
+                        # repeats of their table and meets again whom they met at the new
+                        # one, but for each other (met or not, they do not meet there).
+                        met = met_at[a][t2]
+                        if met is None:
+                            met = self._met_at(met_at, a, t2, other)
+                        moves_a = lost[a] + met
                         for p2, b in enumerate(other):
-                            self.evaluations += 1
-                            if crosses and not self._fair_with_swap(schedule, r, a, b):
-                                continue  # nobody sits short twice before all have once
-                            delta = self._gain(a, table, other, b) + self._gain(b, other, table, a)
+                            self.evaluations += 1 + (fair_work if crosses else 0)
+                            met = met_at[b][t1]
+                            if met is None:
+                                met = self._met_at(met_at, b, t1, table)
+                            delta = moves_a + lost[b] + met - 2 * (row[b] >= 1)
                             if chosen_delta is not None and delta > chosen_delta:
                                 continue
+                            if crosses:
+                                fair = fair or self._fairness(schedule)
+                                if not fair(r, a, b):
+                                    continue  # nobody sits short twice before all have once
                             key = (r, min(a, b), max(a, b))
                             if tabu.get(key, -1) > step and current + delta >= best:
                                 continue

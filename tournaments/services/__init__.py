@@ -10,6 +10,8 @@ from tournaments.services.common import (
     BulkRegistrationError,
     TournamentConflict,
     TournamentError,
+    forget_live_parts,
+    lock_tournament,
 )
 from tournaments.services.entrants import (
     check_in,
@@ -21,8 +23,12 @@ from tournaments.services.entrants import (
 )
 from tournaments.services.events import (
     SCORING_SETTINGS,
+    check_placement_points,
+    check_tiebreaks,
+    check_time_zone,
     create_tournament,
     play_started,
+    table_size_for,
     update_tournament,
 )
 from tournaments.services.forfeits import record_did_not_play
@@ -39,7 +45,6 @@ from tournaments.services.results import (
 from tournaments.services.rounds import (
     add_stage,
     advance_bracket,
-    bracket_results,
     delete_draft_round,
     generate_round,
     publish_round,
@@ -74,9 +79,11 @@ __all__ = [
     "advance_bracket",
     "assign_referee",
     "assign_round_referees",
-    "bracket_results",
     "check_in",
     "check_in_stage",
+    "check_placement_points",
+    "check_tiebreaks",
+    "check_time_zone",
     "create_referee",
     "create_tournament",
     "credentials_managed_here",
@@ -84,9 +91,11 @@ __all__ = [
     "delete_draft_round",
     "finish_preview",
     "finish_stage",
+    "forget_live_parts",
     "generate_round",
     "invite_staff",
     "issue_token",
+    "lock_tournament",
     "play_started",
     "preview_entrants",
     "publish_round",
@@ -103,6 +112,7 @@ __all__ = [
     "set_check_in",
     "set_seed",
     "swap_seats",
+    "table_size_for",
     "update_tournament",
     "withdraw",
 ]

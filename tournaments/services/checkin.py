@@ -13,8 +13,8 @@ from tournaments.models import Stage, Tournament
 from tournaments.services.common import (
     TournamentConflict,
     TournamentError,
-    _forget_live_parts,
-    _lock_tournament,
+    forget_live_parts,
+    lock_tournament,
 )
 
 YEARS = (2000, 2999)
@@ -45,7 +45,7 @@ def set_check_in(
     if opens is not None and closes is not None and opens >= closes:
         raise TournamentError(say("Check-in must open before it closes."), "check_in_closes")
     with transaction.atomic():
-        tournament = _lock_tournament(stage.tournament)
+        tournament = lock_tournament(stage.tournament)
         stage = Stage.objects.select_for_update().get(pk=stage.pk)
         require(by, "tournament.manage", tournament)
         if stage.status == Stage.Status.FINISHED:
@@ -54,7 +54,7 @@ def set_check_in(
         stage.check_in_opens = opens
         stage.check_in_closes = closes
         stage.save(update_fields=["check_in_required", "check_in_opens", "check_in_closes"])
-        _forget_live_parts(tournament.pk)
+        forget_live_parts(tournament.pk)
     return stage
 
 

@@ -6,9 +6,8 @@ from django.db import transaction
 from domain.errors import Conflict, UserError
 from domain.say import say_n
 from tournaments.entries import LineProblem
-from tournaments.models import (
-    Tournament,
-)
+from tournaments.models import Entrant, Tournament
+from tournaments.read import live
 
 
 class TournamentError(UserError):
@@ -48,12 +47,20 @@ class BulkRegistrationError(TournamentError):
 STATUS_ORDER = [choice for choice, _ in Tournament.Status.choices]
 
 
-def _lock_tournament(tournament: Tournament) -> Tournament:
+def lock_tournament(tournament: Tournament) -> Tournament:
+    """The tournament's row, locked until the transaction ends: an organizer's writes to
+    one event take their turns."""
     return Tournament.objects.select_for_update().get(pk=tournament.pk)
 
 
-def _forget_live_parts(tournament_id: int) -> None:
+def forget_live_parts(tournament_id: int) -> None:
     """After the write commits, pollers of the event's live parts get them afresh."""
-    from tournaments import live
-
     transaction.on_commit(lambda: live.forget_tournament(tournament_id))
+
+
+def game_seats(tournament: Tournament, entrants: list[Entrant]) -> list:
+    """Players in the order of play: partners sit across (team 1, team 2, team 1, team 2)."""
+    if tournament.is_teams:
+        first, second = entrants
+        return [first.player, second.player, first.partner, second.partner]
+    return [entrant.player for entrant in entrants]

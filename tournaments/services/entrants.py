@@ -7,10 +7,11 @@ from django.db import models, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from accounts.models import Player
 from accounts.permissions import allowed, require
-from accounts.players import players_for, split_club
 from domain.say import say
+from players.matching import players_for
+from players.models import Player
+from players.names import split_club
 from scoring.bounds import within
 from tournaments.bounds import SEED_RANGE
 from tournaments.entries import MAX_NAME, EntryLine, read_entries
@@ -18,15 +19,18 @@ from tournaments.models import (
     Entrant,
     Tournament,
 )
+from tournaments.services.checkin import check_window
 from tournaments.services.common import (
     BulkRegistrationError,
     TournamentConflict,
     TournamentError,
-    _forget_live_parts,
-    _lock_tournament,
+    forget_live_parts,
+    lock_tournament,
 )
+from tournaments.services.forfeits import leave_tables
 from tournaments.services.pairing import request_schedules
-from tournaments.signals import entrant_withdrawn
+from tournaments.signals import entrant_withdrawn, entrants_entered
+from tournaments.suspensions import players_of, refuse_suspended
 
 
 def choice_scope(tournament: Tournament, by) -> str:
@@ -54,9 +58,9 @@ def register_entrant(
 
     A name (``"Ana Rivera (Club)"`` gives the club) is the player already known by it;
     ``choices`` settles names that could be a known player with the candidates' tokens
-    offered to ``by`` for this event (``accounts.players``)."""
+    offered to ``by`` for this event (``players.matching``)."""
     with transaction.atomic():
-        tournament = _lock_tournament(tournament)
+        tournament = lock_tournament(tournament)
         require(by, "tournament.manage", tournament)
         return admit(
             tournament,
@@ -122,9 +126,7 @@ def admit(
         seed=seed or _next_seed(tournament),
     )
     if by is not None:
-        from players.entries import ask_for
-
-        ask_for(tournament, [entrant], by=by)
+        entrants_entered.send(Entrant, tournament=tournament, entrants=[entrant], by=by)
     return entrant
 
 
@@ -141,8 +143,6 @@ def _check_players_free(tournament: Tournament, players: list[Player]) -> None:
     )
     if entered is not None:
         raise TournamentError(say("{label} is already registered.", label=entered.name), "name")
-    from tournaments.suspensions import refuse_suspended
-
     refuse_suspended(tournament, players)
 
 
@@ -204,10 +204,10 @@ def register_entrants(
 
     Each name is the player already known by it; ``choices`` settles the names that could
     be a known player, with the candidates' tokens offered to ``by`` for this event
-    (``accounts.players.players_for``)."""
+    (``players.matching.players_for``)."""
     _check_paste_size(text)
     with transaction.atomic():
-        tournament = _lock_tournament(tournament)
+        tournament = lock_tournament(tournament)
         require(by, "tournament.manage", tournament)
         _check_open(tournament)
         taken = set(Entrant.objects.filter(tournament=tournament).values_list("name", flat=True))
@@ -220,9 +220,7 @@ def register_entrants(
             raise TournamentError(say("The list has no names."), "entrants")
         request_schedules(tournament.pk)
         made = _create_entrants(tournament, entries, choices, choice_scope(tournament, by), by)
-        from players.entries import ask_for
-
-        ask_for(tournament, made, by=by)
+        entrants_entered.send(Entrant, tournament=tournament, entrants=made, by=by)
         return made
 
 
@@ -270,8 +268,6 @@ def check_in(entrant: Entrant, *, by, checked_in: bool = True, override: bool = 
     """Mark an entrant present (or not) at the venue: inside the current stage's check-in
     window, unless the organizer overrides it. Checked in after a round was paired, they
     are seated from the next one."""
-    from tournaments.services.checkin import check_window
-
     with transaction.atomic():
         entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
         require(by, "entrant.check_in", entrant)
@@ -279,8 +275,6 @@ def check_in(entrant: Entrant, *, by, checked_in: bool = True, override: bool = 
         if checked_in and not (override and allowed(by, "tournament.manage", entrant.tournament)):
             check_window(entrant.tournament)
         if checked_in:
-            from tournaments.suspensions import players_of, refuse_suspended
-
             refuse_suspended(entrant.tournament, players_of(entrant))
         entrant.checked_in = checked_in
         entrant.save(update_fields=["checked_in"])
@@ -292,8 +286,6 @@ def withdraw(entrant: Entrant, *, by, unstarted: str | None = None, substitute=N
     """Withdraw an entrant: later rounds skip them; games already played stay, a game
     of theirs in play ends as their forfeit, and a table not started plays on, is
     reseated with ``substitute`` or ends as their forfeit, as ``unstarted`` says."""
-    from tournaments.services.forfeits import leave_tables
-
     with transaction.atomic():
         entrant = Entrant.objects.select_for_update().get(pk=entrant.pk)
         require(by, "entrant.withdraw", entrant)
@@ -305,7 +297,7 @@ def withdraw(entrant: Entrant, *, by, unstarted: str | None = None, substitute=N
         entrant.withdrawn_at = timezone.now()
         entrant.save(update_fields=["withdrawn", "withdrawn_at"])
         leave_tables(entrant, by=by, unstarted=unstarted, substitute=substitute)
-        _forget_live_parts(entrant.tournament_id)  # standings mark withdrawals
+        forget_live_parts(entrant.tournament_id)  # standings mark withdrawals
         entrant_withdrawn.send(Entrant, entrant=entrant)  # a place may free up
         request_schedules(entrant.tournament_id)
     return entrant

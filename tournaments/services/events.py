@@ -1,6 +1,7 @@
 """Creating a tournament and changing its settings."""
 
 import math
+import zoneinfo
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,17 +15,20 @@ from scoring.engine import ScoringError
 from scoring.models import Game
 from scoring.rulesets import PRESETS, get_ruleset
 from tournaments.bounds import PLACEMENT_POINTS_RANGE, TABLE_SIZE_RANGE
+from tournaments.entries import MAX_NAME
+from tournaments.middleware import forget_time_zone
 from tournaments.models import (
     DEFAULT_TIEBREAK_ORDER,
     Round,
     Staff,
     Tournament,
 )
+from tournaments.read.standings import TIEBREAKERS
 from tournaments.services.common import (
     STATUS_ORDER,
     TournamentConflict,
     TournamentError,
-    _forget_live_parts,
+    forget_live_parts,
 )
 
 
@@ -36,7 +40,9 @@ def _unique_slug(name: str) -> str:
     return slug
 
 
-def _table_size_for(ruleset_key: str, table_size: int | None, overrides: dict) -> int:
+def table_size_for(ruleset_key: str, table_size: int | None, overrides: dict) -> int:
+    """The table size an event of the rule set plays at (its usual one if not given),
+    refused with the field at fault where the rule set does not play it."""
     preset = PRESETS.get(ruleset_key)
     if preset is None:
         raise TournamentError(
@@ -53,9 +59,8 @@ def _table_size_for(ruleset_key: str, table_size: int | None, overrides: dict) -
     return table_size
 
 
-def _check_tiebreaks(order: Sequence[str]) -> list[str]:
-    from tournaments.standings import TIEBREAKERS
-
+def check_tiebreaks(order: Sequence[str]) -> list[str]:
+    """A tiebreak order: known tiebreakers, each once."""
     # A bracket's finish ranks a bracket first by itself: not a tiebreaker to choose.
     unknown = [key for key in order if key not in TIEBREAKERS]
     if unknown:
@@ -73,7 +78,7 @@ def _check_tiebreaks(order: Sequence[str]) -> list[str]:
     return list(order)
 
 
-def _check_placement_points(table: Any) -> dict:
+def check_placement_points(table: Any) -> dict:
     """A placement table: per table size, points per placement, every number bounded."""
     field = "placement_points"
     if not isinstance(table, dict):
@@ -145,10 +150,10 @@ def create_tournament(
     require(by, "tournament.create")
     name = _check_name(name)
     overrides = dict(overrides or {})
-    table_size = _table_size_for(ruleset_key, table_size, overrides)
-    order = _check_tiebreaks(tiebreak_order or DEFAULT_TIEBREAK_ORDER)
-    _check_placement_points(placement_points or {})
-    _check_time_zone(time_zone)
+    table_size = table_size_for(ruleset_key, table_size, overrides)
+    order = check_tiebreaks(tiebreak_order or DEFAULT_TIEBREAK_ORDER)
+    check_placement_points(placement_points or {})
+    check_time_zone(time_zone)
     with transaction.atomic():
         if slug and Tournament.objects.filter(slug=slug).exists():
             raise TournamentError(say("The address {slug!r} is taken.", slug=slug), "slug")
@@ -172,8 +177,6 @@ def create_tournament(
 
 def _check_name(name: str) -> str:
     """The tournament's name, spaces tidied, as long as an entrant's at most."""
-    from tournaments.entries import MAX_NAME
-
     name = " ".join((name or "").split())
     if not name:
         raise TournamentError(say("Give the tournament a name."), "name")
@@ -197,9 +200,8 @@ def play_started(tournament: Tournament) -> bool:
     )
 
 
-def _check_time_zone(time_zone: str) -> None:
-    import zoneinfo
-
+def check_time_zone(time_zone: str) -> None:
+    """Refuse a time zone name the zone database does not know."""
     try:
         zoneinfo.ZoneInfo(time_zone)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError) as error:
@@ -252,23 +254,21 @@ def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
         if "status" in changes:
             _check_status_move(tournament, changes["status"])
         if "tiebreak_order" in changes:
-            changes["tiebreak_order"] = _check_tiebreaks(changes["tiebreak_order"])
+            changes["tiebreak_order"] = check_tiebreaks(changes["tiebreak_order"])
         if "time_zone" in changes:
-            _check_time_zone(changes["time_zone"])
+            check_time_zone(changes["time_zone"])
         if "placement_points" in changes:
-            _check_placement_points(changes["placement_points"])
+            check_placement_points(changes["placement_points"])
         if rules_change:
             key = changes.get("ruleset_key", tournament.ruleset_key)
             overrides = changes.get("overrides", tournament.overrides)
-            changes["table_size"] = _table_size_for(
+            changes["table_size"] = table_size_for(
                 key, changes.get("table_size", tournament.table_size), overrides
             )
         for field, value in changes.items():
             setattr(tournament, field, value)
         tournament.save()
         if "time_zone" in changes:
-            from tournaments.middleware import forget_time_zone
-
             slug = tournament.slug
             transaction.on_commit(lambda: forget_time_zone(slug))
         if "public" in changes:
@@ -276,7 +276,7 @@ def update_tournament(tournament: Tournament, *, by, **changes) -> Tournament:
                 public=tournament.public
             )
         # Who may see it, or what its live parts show, may have changed.
-        _forget_live_parts(tournament.pk)
+        forget_live_parts(tournament.pk)
     return tournament
 
 

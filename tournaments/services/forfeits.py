@@ -13,20 +13,23 @@ from django.utils import translation
 
 from accounts.permissions import require
 from domain.say import say
-from scoring.models import SEAT_NAMES
-from tournaments.models import Entrant, Match, MatchSeat, Round, Stage
+from scoring.models import SEAT_NAMES, Game, Seat
+from scoring.officiating import forfeit_seat
+from scoring.rulesets import PRESETS
+from scoring.services import create_game
+from tournaments.models import Entrant, MatchSeat, Round, Stage
 from tournaments.services.common import (
     TournamentConflict,
     TournamentError,
-    _forget_live_parts,
+    forget_live_parts,
+    game_seats,
 )
+from tournaments.stage_facts import is_bracket
 
 
 def record_did_not_play(seat: MatchSeat, *, by, reason: str, note: str = "") -> MatchSeat:
     """Record that the entrant at ``seat`` did not play its table (a no-show, a withdrawal,
     a disqualification or another reason): its game ends as their forfeit."""
-    from scoring.officiating import forfeit_seat
-
     if reason not in MatchSeat.DidNotPlay.values:
         raise TournamentError(
             say("Say why: one of {choices}.", choices=", ".join(MatchSeat.DidNotPlay.values)),
@@ -61,15 +64,13 @@ def record_did_not_play(seat: MatchSeat, *, by, reason: str, note: str = "") -> 
         forfeit_seat(match.game_id, SEAT_NAMES[seat.position], written, by)
         seat.did_not_play = reason
         seat.save(update_fields=["did_not_play"])
-        _forget_live_parts(tournament.pk)
+        forget_live_parts(tournament.pk)
     return seat
 
 
 def forfeit_unplayed(entrant: Entrant, *, by, reason: str) -> list[MatchSeat]:
     """Every unfinished game of ``entrant`` at a published table ends as their forfeit,
     with ``reason`` kept on the seat (a withdrawal); games already played stay."""
-    from scoring.models import Game
-
     seats = (
         MatchSeat.objects.filter(entrant=entrant, match__game__isnull=False, did_not_play="")
         .exclude(match__game__status=Game.Status.FINISHED)
@@ -92,28 +93,12 @@ def walkover_reason(stage: Stage, entrant: Entrant) -> str:
 def is_walkover(stage: Stage, table, entrants: list[Entrant]) -> bool:
     """A bracket table where no more than ``advance`` of its entrants can play: it is not
     played, and those who came go through."""
-    from tournaments.services.pairing import engine_of
-
-    if not engine_of(stage).advances or table.bye or not table.slot:
+    if not is_bracket(stage) or table.bye or not table.slot:
         return False
     if not any(absent(stage, e) for e in entrants):
         return False
     present = [e for e in entrants if not absent(stage, e)]
     return len(present) <= stage.settings.get("advance", 1)
-
-
-def walkover_results(stage: Stage) -> dict[str, list[int]]:
-    """Walkover slots of a bracket: slot → entrant ids, those who came first."""
-    results: dict[str, list[int]] = {}
-    walkovers = (
-        Match.objects.filter(round__stage=stage, bye=False, game=None)
-        .exclude(slot="")
-        .prefetch_related("seats")
-    )
-    for match in walkovers:
-        seats = sorted(match.seats.all(), key=lambda s: (bool(s.did_not_play), s.position))
-        results[match.slot] = [s.entrant_id for s in seats]
-    return results
 
 
 # --- leaving a table that has not started ---------------------------------------------------
@@ -124,8 +109,6 @@ LEAVING = (PLAY_ON, RESEAT, FORFEIT)
 
 def unstarted_seats(entrant: Entrant) -> list[MatchSeat]:
     """``entrant``'s seats at published tables whose game has not started (no hand yet)."""
-    from scoring.models import Game
-
     return list(
         MatchSeat.objects.filter(
             entrant=entrant,
@@ -155,8 +138,6 @@ def leaving_options(seat: MatchSeat) -> list[str]:
     """What may happen at ``seat``'s unstarted table when its entrant leaves: the others
     play on with one fewer where the rule set plays at that size, someone free takes the
     seat, or the game ends as the leaver's forfeit."""
-    from scoring.rulesets import PRESETS
-
     tournament = seat.match.round.stage.tournament
     options = []
     fewer = seat.match.seats.count() - 1
@@ -172,10 +153,6 @@ def leaving_options(seat: MatchSeat) -> list[str]:
 def leave_unstarted(seat: MatchSeat, *, by, how: str, substitute: Entrant | None = None) -> None:
     """The entrant at ``seat`` leaves its table before the game started, as the organizer
     chose (``LEAVING``); nobody else's game ends unless ``how`` is a forfeit."""
-    from scoring.models import Game, Seat
-    from scoring.services import create_game
-    from tournaments.services.rounds import _game_seats
-
     if how not in LEAVING:
         raise TournamentError(
             say("Say what happens at the table: {choices}.", choices=", ".join(LEAVING)),
@@ -228,7 +205,7 @@ def leave_unstarted(seat: MatchSeat, *, by, how: str, substitute: Entrant | None
             ]
             for game_seat, player in zip(
                 Seat.objects.filter(game=game).order_by("position"),
-                _game_seats(tournament, ordered),
+                game_seats(tournament, ordered),
                 strict=True,
             ):
                 game_seat.player = player
@@ -247,7 +224,7 @@ def leave_unstarted(seat: MatchSeat, *, by, how: str, substitute: Entrant | None
             fresh = create_game(
                 ruleset_key=game.ruleset_key,
                 overrides=game.overrides,
-                seats=_game_seats(tournament, [s.entrant for s in stay]),
+                seats=game_seats(tournament, [s.entrant for s in stay]),
                 label=game.label,
                 public=game.public,
                 followed=True,
@@ -256,7 +233,7 @@ def leave_unstarted(seat: MatchSeat, *, by, how: str, substitute: Entrant | None
             match.game = fresh
             match.save(update_fields=["game"])
             game.delete()
-        _forget_live_parts(tournament.pk)
+        forget_live_parts(tournament.pk)
 
 
 def leave_tables(
@@ -271,8 +248,6 @@ def leave_tables(
 
 def withdrawal_effect(entrant: Entrant):
     """What withdrawing ``entrant`` does, in words to confirm it by."""
-    from scoring.models import Game
-
     playing = list(
         MatchSeat.objects.filter(
             entrant=entrant,

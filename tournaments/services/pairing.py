@@ -19,15 +19,15 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from domain.say import Message
+from jobs import runner
 from tournaments.models import (
     Entrant,
-    Match,
     MatchSeat,
     ScheduleEntry,
     Stage,
     StageSchedule,
 )
-from tournaments.pairing import get_engine
 from tournaments.pairing.base import Engine, EntrantStub, PairingError, PairingResult
 from tournaments.pairing.round_robin import (
     BYE,
@@ -36,17 +36,18 @@ from tournaments.pairing.round_robin import (
     plan_repeats,
     stored_plan,
 )
+from tournaments.stage_facts import (
+    allowed_sides,
+    bracket_results,
+    bye_match_points,
+    engine_of,
+    pairing_seeds,
+    points_for_place,
+    settings_for,
+    stage_entrants,
+)
 
 log = logging.getLogger(__name__)
-
-
-def engine_of(stage: Stage) -> Engine:
-    return get_engine(stage.format)
-
-
-def advances(stage: Stage) -> bool:
-    """Whether the stage seats winners as their games finish (a bracket)."""
-    return engine_of(stage).advances
 
 
 def needs_finished_round(stage: Stage) -> bool:
@@ -63,9 +64,6 @@ def history(stage: Stage, entrants: list[Entrant]) -> list[EntrantStub]:
     The score is the tournament's match points (its placement points per table size,
     or a win 1), as the standings count them, so Swiss groups by what the table shows.
     """
-    from tournaments.standings import _points_for_place, bye_match_points
-    from tournaments.standings_store import settings_for
-
     tournament = stage.tournament
     ranking = settings_for(tournament, stage)
     bye_points = bye_match_points(ranking)
@@ -98,17 +96,14 @@ def history(stage: Stage, entrants: list[Entrant]) -> list[EntrantStub]:
                 if other != me:
                     met[me][other] = met[me].get(other, 0) + 1
             if row["placement"] is not None:
-                score[me] += _points_for_place(
+                score[me] += points_for_place(
                     ranking, row["sides"], row["placement"], bool(row["won"])
                 )
-    seeding = {
-        entrant_id: place
-        for place, entrant_id in enumerate(stage.settings.get("seeding", []), start=1)
-    }
+    seeds = pairing_seeds(stage, entrants)
     return [
         EntrantStub(
             id=e.pk,
-            seed=seeding.get(e.pk, len(seeding) + e.seed),
+            seed=seeds[e.pk],
             score=round(score[e.pk], 6),
             met=met[e.pk],
             seats=tuple(seats[e.pk]),
@@ -118,55 +113,6 @@ def history(stage: Stage, entrants: list[Entrant]) -> list[EntrantStub]:
         )
         for e in entrants
     ]
-
-
-def bracket_results(stage: Stage, *, levels: dict | None = None) -> dict[str, list[int]]:
-    """Played bracket slots: slot → entrant ids best first (the winner, then by the game's
-    final totals, a forfeiting seat last). Given ``levels``, it is filled with each played
-    slot's placings in that order, seats level on all three sharing one (a final's
-    standings share a place between them; the bracket still moves on in seat order)."""
-    results: dict[str, list[int]] = {}
-    matches = (
-        Match.objects.filter(round__stage=stage, bye=False, game__status="finished")
-        .exclude(slot="")
-        .exclude(slot__startswith="P")
-        .select_related("game")
-        .prefetch_related("seats")
-    )
-    from tournaments.services.forfeits import walkover_results
-
-    results.update(walkover_results(stage))  # tables nobody played: whoever came goes on
-    for match in matches:
-        totals = match.game.totals
-        sides = list(totals)
-        winner = _winner_entrant(match)
-
-        def level(seat, winner=winner, totals=totals, sides=sides):
-            return (
-                seat.entrant_id != winner,
-                # A forfeiting seat is placed last whatever its total (RULES.md, Officiating).
-                bool(seat.forfeit),
-                -totals.get(sides[seat.position], 0) if seat.position < len(sides) else 0,
-            )
-
-        ranked = sorted(match.seats.all(), key=lambda seat: (level(seat), seat.position))
-        results[match.slot] = [seat.entrant_id for seat in ranked]
-        if levels is not None:
-            keys = [level(seat) for seat in ranked]
-            levels[match.slot] = [keys.index(key) + 1 for key in keys]
-    return results
-
-
-def _winner_entrant(match: Match) -> int | None:
-    winner = match.game.winner
-    if not winner:
-        return None
-    sides = list(match.game.totals)
-    position = sides.index(winner) if winner in sides else None
-    for seat in match.seats.all():
-        if seat.position == position:
-            return seat.entrant_id
-    return None
 
 
 @dataclass
@@ -188,16 +134,6 @@ class Request:
             settings=self.settings,
             seed=self.seed,
         )
-
-
-def allowed_sides(tournament) -> tuple[int, ...]:
-    """The table sizes the tournament's rule set allows, in entrants a table: two teams
-    in Partners, else its players (``scoring.rulesets.allowed_table_sizes``)."""
-    from scoring.rulesets import allowed_table_sizes
-
-    if tournament.is_teams:
-        return (2,)
-    return allowed_table_sizes(tournament.ruleset_key)
 
 
 def request_for(stage: Stage, entrants: list[Entrant], number: int, seed: int | None) -> Request:
@@ -241,8 +177,6 @@ ENTRANT_PARAMS = ("id", "first", "second")
 def flag_rows(flags, names: dict[int, str]) -> list[dict]:
     """A round's flags as stored: each message with its template and values, entrants
     named by their names rather than their ids."""
-    from domain.say import Message
-
     rows = []
     for flag in flags:
         template = getattr(flag.message, "template", None)
@@ -338,10 +272,8 @@ def next_round_number(stage: Stage) -> int:
 
 def _needs_now(stage: Stage) -> tuple[list[ScheduleNeed], int, int]:
     """What the stage's next round reads now: its needs, its number and the total."""
-    from tournaments.services.rounds import _stage_entrants
-
     number = next_round_number(stage)
-    request = request_for(stage, _stage_entrants(stage), number, None)
+    request = request_for(stage, stage_entrants(stage), number, None)
     total = request.engine.total_rounds(
         len(request.stubs), table_size=request.table_size, settings=request.settings
     )
@@ -486,8 +418,6 @@ def request_schedules(tournament_id: int) -> None:
     whose engine searches schedules (the field it plans for may have changed)."""
 
     def queue():
-        from tournaments.tasks import request_schedule
-
         for stage in Stage.objects.filter(tournament_id=tournament_id).exclude(
             status=Stage.Status.FINISHED
         ):
@@ -495,3 +425,18 @@ def request_schedules(tournament_id: int) -> None:
                 request_schedule(stage.pk)
 
     transaction.on_commit(queue)
+
+
+def request_schedule(stage_id: int) -> bool:
+    """Queue the search of a stage's schedule (the runner's ``schedule`` kind); the
+    manage page shows it queued. If the broker cannot be reached nothing is lost:
+    generating the next round searches the schedule itself (before it takes any lock)."""
+    StageSchedule.objects.update_or_create(
+        stage_id=stage_id,
+        defaults={
+            "status": StageSchedule.Status.QUEUED,
+            "requested_at": timezone.now(),
+            "problem": {},
+        },
+    )
+    return runner.request("schedule", stage_id)

@@ -13,14 +13,15 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
-from tournaments.services import pairing as adapter
+from tournaments.pairing import PairingError
+from tournaments.read import standings_store
+from tournaments.read.standings import side_results
 from tournaments.services.common import (
     TournamentConflict,
-    _forget_live_parts,
-    _lock_tournament,
+    forget_live_parts,
+    lock_tournament,
 )
-from tournaments.services.rounds import _stage_entrants
-from tournaments.standings import side_results
+from tournaments.stage_facts import engine_of, stage_entrants
 
 
 def _stage_games_state(stage: Stage) -> tuple[int, int, int]:
@@ -61,12 +62,15 @@ class RoundsUnplayed(TournamentConflict):
 def rounds_unplayed(stage: Stage) -> list[int]:
     """The numbers of the stage's rounds not published yet: those the stage's format
     plans (a Swiss stage's rounds, a round robin's schedule) that were never paired, and
-    those still in draft."""
-    total = adapter.engine_of(stage).total_rounds(
-        len(_stage_entrants(stage)),
-        table_size=stage.tournament.sides_per_table,
-        settings=stage.settings,
-    )
+    those still in draft. A field the format cannot pair (a bracket of one) plans none."""
+    try:
+        total = engine_of(stage).total_rounds(
+            len(stage_entrants(stage)),
+            table_size=stage.tournament.sides_per_table,
+            settings=stage.settings,
+        )
+    except PairingError:
+        total = 0
     published = set(
         stage.rounds.filter(status=Round.Status.PUBLISHED).values_list("number", flat=True)
     )
@@ -109,15 +113,13 @@ def finish_stage(
     not played yet finishes only when ``unplayed_rounds`` names exactly those rounds (the
     organizer saw them and agreed); otherwise ``RoundsUnplayed`` names them.
     """
-    from tournaments.standings_store import stage_ranking
-
     require(by, "tournament.manage", stage.tournament)
     for _attempt in range(3):
         stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
         seen = _stage_games_state(stage)
         _check_finishable(stage, seen)
         _check_unplayed(stage, unplayed_rounds)
-        ranking = stage_ranking(stage, per_pool=per_pool)
+        ranking = standings_store.stage_ranking(stage, per_pool=per_pool)
         chosen = ranking[:top] if top else ranking
         if expected is not None and list(expected) != list(chosen):
             raise RankingChanged(
@@ -128,7 +130,7 @@ def finish_stage(
                 "stage",
             )
         with transaction.atomic():
-            tournament = _lock_tournament(stage.tournament)
+            tournament = lock_tournament(stage.tournament)
             stage = Stage.objects.select_for_update().get(pk=stage.pk)
             require(by, "tournament.manage", tournament)
             # Holding the games' locks keeps a correction from landing between the check
@@ -154,18 +156,16 @@ def finish_preview(
 ) -> list[int]:
     """Who would go through if the stage finished now (entrant ids, in seeding order),
     after the same checks as ``finish_stage``; nothing is written."""
-    from tournaments.standings_store import stage_ranking
-
     require(by, "tournament.manage", stage.tournament)
     stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
     _check_finishable(stage, _stage_games_state(stage))
-    ranking = stage_ranking(stage, per_pool=per_pool)
+    ranking = standings_store.stage_ranking(stage, per_pool=per_pool)
     return ranking[:top] if top else ranking
 
 
 def _close_stage(tournament: Tournament, stage: Stage, chosen: list[int]) -> Stage | None:
     """Mark the stage finished and seed the next one (or finish the tournament)."""
-    _forget_live_parts(tournament.pk)
+    forget_live_parts(tournament.pk)
     stage.status = Stage.Status.FINISHED
     stage.save(update_fields=["status"])
     following = tournament.stages.filter(order__gt=stage.order).order_by("order").first()

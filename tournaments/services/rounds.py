@@ -1,12 +1,18 @@
 """Stages, and the rounds paired inside them: seating, publishing, swapping and moving
 bracket winners on."""
 
+import secrets
+
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from accounts.permissions import require
 from domain.say import say, say_n
+from jobs import runner
+from scoring.models import Game, Hand, Seat
+from scoring.services import create_games, release_games
+from tournaments import round_clock
 from tournaments.models import (
     Entrant,
     Match,
@@ -15,25 +21,33 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
+from tournaments.pairing import PairingError, get_engine
+from tournaments.pairing.base import PairingResult, allowed_sizes, check_positive_int, seating
+from tournaments.read import live
+from tournaments.read.standings import BYE_SCORES, POINTS_BASES
 from tournaments.services import pairing as adapter
 from tournaments.services.common import (
     TournamentConflict,
     TournamentError,
-    _forget_live_parts,
-    _lock_tournament,
+    forget_live_parts,
+    game_seats,
+    lock_tournament,
 )
 from tournaments.services.forfeits import absent, is_walkover, walkover_reason
 from tournaments.signals import tables_seated
+from tournaments.stage_facts import (
+    allowed_sides,
+    bracket_results,
+    engine_of,
+    is_bracket,
+    stage_entrants,
+)
 
 
 def add_stage(
     tournament: Tournament, *, by, name: str, format: str, settings: dict | None = None
 ) -> Stage:
     """Add the next stage (a round robin, Swiss, bracket or pools) to the tournament."""
-    from tournaments.pairing import get_engine
-    from tournaments.pairing.base import check_positive_int
-    from tournaments.standings import BYE_SCORES, POINTS_BASES
-
     if format not in Stage.Format.values:
         formats = ", ".join(Stage.Format.values)
         raise TournamentError(
@@ -78,7 +92,7 @@ def add_stage(
     except ValueError as error:
         raise TournamentError(str(error), "settings") from error
     with transaction.atomic():
-        tournament = _lock_tournament(tournament)
+        tournament = lock_tournament(tournament)
         require(by, "tournament.manage", tournament)
         order = (tournament.stages.aggregate(m=Max("order"))["m"] or 0) + 1
         adapter.request_schedules(tournament.pk)  # after the commit, in a task
@@ -94,44 +108,8 @@ def add_stage(
             raise TournamentConflict(say("Another stage was added at the same time.")) from error
 
 
-# What the engines read (history, bracket results) comes through the adapter.
-bracket_results = adapter.bracket_results
-
-
-def _stage_entrants(stage: Stage) -> list[Entrant]:
-    """The stage's field: its members (every entrant of the event if it names none).
-
-    A stage that requires check-in seats only entrants checked in: one who never sat in
-    it and is not checked in is left out (arriving late, they join from the next round);
-    one who sat in it and is absent now keeps their place in the field and sits out this
-    round as a withdrawn entrant does (in a bracket, a walkover). A bracket's field is
-    fixed once it is seeded. The entrants are fresh rows, so marking them is local."""
-    members = list(stage.entrants.all()) or list(stage.tournament.entrants.all())
-    if not stage.check_in_required:
-        return members
-    seated = set(MatchSeat.objects.filter(round__stage=stage).values_list("entrant_id", flat=True))
-    if adapter.engine_of(stage).advances and seated:
-        field = [e for e in members if e.pk in seated]
-    else:
-        field = [e for e in members if e.checked_in or e.pk in seated]
-    for entrant in field:
-        if not entrant.checked_in:
-            entrant.withdrawn = True
-    return field
-
-
-def _game_seats(tournament: Tournament, entrants: list[Entrant]) -> list:
-    """Players in the order of play: partners sit across (team 1, team 2, team 1, team 2)."""
-    if tournament.is_teams:
-        first, second = entrants
-        return [first.player, second.player, first.partner, second.partner]
-    return [entrant.player for entrant in entrants]
-
-
 def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -> list[Match]:
     """Write a pairing's tables: their games, matches and seats, in a few bulk inserts."""
-    from scoring.services import create_games
-
     tournament = stage.tournament
     ids = {entrant_id for table in result.tables for entrant_id in table.entrants}
     by_id = Entrant.objects.select_related("player", "partner").in_bulk(ids)
@@ -155,7 +133,7 @@ def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -
         overrides=tournament.overrides,
         tables=[
             (
-                _game_seats(tournament, entrants),
+                game_seats(tournament, entrants),
                 f"{tournament.name} · {stage.name} · round {round_.number}, table {number}",
             )
             for number, entrants in played
@@ -194,14 +172,9 @@ def _seat_tables(stage: Stage, round_: Round, result, *, first_table: int = 1) -
 def _check_seating(tournament: Tournament, count: int) -> None:
     """Refuse a field the rule set's table sizes cannot seat, saying why and which
     counts would (RULES.md, "Fields that don't divide")."""
-    from tournaments.pairing import PairingError
-    from tournaments.pairing.base import allowed_sizes, seating
-
     size = tournament.sides_per_table
     try:
-        seating(
-            count, size, allowed_sizes({"table_sizes": adapter.allowed_sides(tournament)}, size)
-        )
+        seating(count, size, allowed_sizes({"table_sizes": allowed_sides(tournament)}, size))
     except PairingError as error:
         raise TournamentError(error.message, "entrants") from error
 
@@ -236,17 +209,15 @@ def generate_round(stage: Stage, *, by, seed: int | None = None) -> Round:
 def _prepare_schedules(stage: Stage, seed: int | None):
     """Search and store what the next round reads, holding no lock (a no-op when stored);
     returns the engine's refusal, if it refused the field."""
-    from tournaments.pairing import PairingError
-
     stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
-    if not adapter.engine_of(stage).schedules:
+    if not engine_of(stage).schedules:
         return  # nothing searched ahead: Swiss and brackets pair from the results
     last = stage.rounds.order_by("-number").first()
     if stage.status == Stage.Status.FINISHED or (
         last is not None and last.status == Round.Status.DRAFT
     ):
         return  # refused under the lock, with the reason
-    entrants = _stage_entrants(stage)
+    entrants = stage_entrants(stage)
     try:
         request = adapter.request_for(stage, entrants, adapter.next_round_number(stage), seed)
         adapter.ensure_schedules(stage, request.needs(), quick=True)
@@ -256,10 +227,8 @@ def _prepare_schedules(stage: Stage, seed: int | None):
 
 
 def _generate(stage: Stage, *, by, seed: int | None) -> Round:
-    from tournaments.pairing import PairingError
-
     with transaction.atomic():
-        tournament = _lock_tournament(stage.tournament)
+        tournament = lock_tournament(stage.tournament)
         stage = Stage.objects.select_for_update().get(pk=stage.pk)
         require(by, "tournament.manage", tournament)
         if stage.status == Stage.Status.FINISHED:
@@ -278,7 +247,7 @@ def _generate(stage: Stage, *, by, seed: int | None) -> Round:
                 ),
                 "round",
             )
-        engine = adapter.engine_of(stage)
+        engine = engine_of(stage)
         if (
             last is not None
             and engine.needs_finished_round
@@ -294,7 +263,7 @@ def _generate(stage: Stage, *, by, seed: int | None) -> Round:
                 ),
                 "round",
             )
-        entrants = _stage_entrants(stage)
+        entrants = stage_entrants(stage)
         active = [e for e in entrants if not e.withdrawn]
         if active and not engine.advances:
             _check_seating(tournament, len(active))
@@ -341,8 +310,6 @@ def _generate(stage: Stage, *, by, seed: int | None) -> Round:
 def publish_round(round_: Round, *, by) -> Round:
     """Make a generated round's tables official: visible to everyone who may see the
     event, and open for scoring."""
-    from scoring.services import release_games
-
     with transaction.atomic():
         round_ = (
             Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_.pk)
@@ -358,27 +325,18 @@ def publish_round(round_: Round, *, by) -> Round:
         release_games(
             Match.objects.filter(round=round_, game__isnull=False).values_list("game_id", flat=True)
         )
-        from tournaments import round_clock
-
         round_clock.start_on_publish(round_, by=by)
         # Pages opened before it move to the new round at their next poll.
-        from tournaments import live
-
         transaction.on_commit(lambda: live.forget_round(round_))
         # The standings list everyone from the first round on (a bye counts from the
         # moment its round is published); hands of games in play move no standing, so
         # this is the round's only recompute until a game finishes.
-        from tournaments.tasks import request_recompute
-
-        tournament_id = round_.stage.tournament_id
-        transaction.on_commit(lambda: request_recompute(tournament_id))
+        runner.request_on_commit("standings", round_.stage.tournament_id)
     return round_
 
 
 def swap_seats(round_: Round, first: Entrant, second: Entrant, *, by) -> Round:
     """An organizer's fix before the round starts: two entrants trade places."""
-    from scoring.models import Hand, Seat
-
     with transaction.atomic():
         round_ = (
             Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_.pk)
@@ -417,7 +375,7 @@ def swap_seats(round_: Round, first: Entrant, second: Entrant, *, by) -> Round:
                     .select_related("entrant__player", "entrant__partner")
                     .order_by("position")
                 ]
-                players = _game_seats(tournament, ordered)
+                players = game_seats(tournament, ordered)
                 for seat, player in zip(
                     Seat.objects.filter(game_id=match.game_id).order_by("position"),
                     players,
@@ -439,30 +397,27 @@ def swap_seats(round_: Round, first: Entrant, second: Entrant, *, by) -> Round:
             },
         ]
         round_.save(update_fields=["flags"])
-        _forget_live_parts(tournament.pk)
+        forget_live_parts(tournament.pk)
     return round_
 
 
 def advance_bracket(match: Match) -> list[Match]:
     """Seat the winners of a finished bracket game at the tables they now reach.
 
-    Idempotent: tables already seated stay. Runs in a task after the hand's commit
-    (``tournaments.tasks.advance_bracket``); a pairing error marks the game's table for
-    the organizer's attention instead of failing.
+    Idempotent: tables already seated stay. Runs in a job after the hand's commit (the
+    runner's ``bracket`` kind, ``tournaments.tasks``); a pairing error marks the game's
+    table for the organizer's attention instead of failing.
     """
-    from tournaments.pairing import PairingError
-    from tournaments.pairing.base import PairingResult
-
     stage = match.round.stage
-    if not adapter.advances(stage) or not match.slot:
+    if not is_bracket(stage) or not match.slot:
         return []
     with transaction.atomic():
-        tournament = _lock_tournament(stage.tournament)
+        tournament = lock_tournament(stage.tournament)
         stage = Stage.objects.select_related("tournament").get(pk=stage.pk)
-        results = adapter.bracket_results(stage)
-        entrants = _stage_entrants(stage)
+        results = bracket_results(stage)
+        entrants = stage_entrants(stage)
         created = []
-        engine = adapter.engine_of(stage)
+        engine = engine_of(stage)
         try:
             last = engine.total_rounds(
                 len(entrants), table_size=tournament.sides_per_table, settings=stage.settings
@@ -516,10 +471,8 @@ def delete_draft_round(round_: Round, *, by) -> Stage:
     """Throw away a round still in draft: its tables, seats and (unplayed, held) games.
 
     A stage left without rounds is pending again, so that its settings read as new."""
-    from scoring.models import Game
-
     with transaction.atomic():
-        tournament = _lock_tournament(round_.stage.tournament)
+        tournament = lock_tournament(round_.stage.tournament)
         require(by, "tournament.manage", tournament)
         round_ = Round.objects.select_for_update().select_related("stage").get(pk=round_.pk)
         stage = round_.stage
@@ -539,14 +492,12 @@ def delete_draft_round(round_: Round, *, by) -> Stage:
         if not stage.rounds.exists() and stage.status == Stage.Status.RUNNING:
             stage.status = Stage.Status.PENDING
             stage.save(update_fields=["status"])
-        _forget_live_parts(tournament.pk)
+        forget_live_parts(tournament.pk)
     return stage
 
 
 def regenerate_round(round_: Round, *, by, seed: int | None = None) -> Round:
     """Pair a draft round afresh (another draw where the format leaves a choice)."""
-    import secrets
-
     with transaction.atomic():
         stage = delete_draft_round(round_, by=by)
         return generate_round(

@@ -1,13 +1,16 @@
 """An event's staff by consent, the accounts and tokens it manages, and who referees
 each table."""
 
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.utils.translation import gettext_noop
+from rest_framework.authtoken.models import Token
 
 from accounts.permissions import allowed, require
 from accounts.services import HOUR, spend_hourly
@@ -37,8 +40,6 @@ NO_ONE_TO_INVITE = gettext_noop("No user by that name can be invited.")
 def invitable_user(username) -> Any:
     """The active user called ``username`` who may be invited to a role or a team, or None
     (unknown, inactive, or an account an event created: it belongs to that event alone)."""
-    from django.contrib.auth import get_user_model
-
     name = username.strip() if isinstance(username, str) else ""
     user = get_user_model().objects.filter(username__iexact=name, is_active=True).first()
     if not name or user is None or is_event_account(user):
@@ -161,10 +162,6 @@ def event_accounts_allowed(tournament: Tournament) -> int:
 
 def create_referee(tournament: Tournament, *, by, username: str) -> tuple[Any, str]:
     """A new referee account for the tournament; returns it with its first password."""
-    import secrets
-
-    from django.contrib.auth import get_user_model
-
     username = (username or "").strip()
     if (
         not username
@@ -251,8 +248,6 @@ def _check_credentials_managed_here(tournament: Tournament, user) -> None:
 
 def issue_token(tournament: Tournament, user, *, by, rotate: bool = False) -> str:
     """An API token for a referee account this event created (a new one with ``rotate``)."""
-    from rest_framework.authtoken.models import Token
-
     with transaction.atomic():
         require(by, "tournament.manage", tournament)
         _check_credentials_managed_here(tournament, user)
@@ -267,8 +262,6 @@ def revoke_token(tournament: Tournament, user, *, by) -> bool:
 
     The event that created an account may always stop its token, whatever roles other
     events gave it since (setting a token is another matter: credentials_managed_here)."""
-    from rest_framework.authtoken.models import Token
-
     with transaction.atomic():
         require(by, "tournament.manage", tournament)
         created_here = EventAccount.objects.filter(

@@ -3,6 +3,7 @@ the browser counts it down from the stored deadline (static/round-clock.js)."""
 
 from django import template
 
+from scoring.services import HANDS_AFTER_TIME_RANGE
 from scoring.templatetags.time_limit import clock_text
 from tournaments import round_clock
 
@@ -30,8 +31,6 @@ def round_clock_of(round_) -> dict | None:
 @register.simple_tag
 def stage_clock_of(stage) -> dict:
     """The stage's time limit, and the choices of hands after the call, for its form."""
-    from scoring.services import HANDS_AFTER_TIME_RANGE
-
     settings = round_clock.settings_of(stage)
     return {
         "minutes": settings.minutes,

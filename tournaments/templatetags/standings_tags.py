@@ -4,7 +4,7 @@ from django import template
 from django.utils.translation import gettext
 
 from domain.numbers import decimal_text
-from tournaments.standings import reason_text
+from tournaments.read.standings import reason_text
 
 register = template.Library()
 

@@ -3,7 +3,7 @@ knows nothing of events)."""
 
 from django import template
 
-from accounts.models import Player
+from players.models import Player
 from tournaments import suspensions
 
 register = template.Library()

@@ -2,6 +2,8 @@
 
 from django.core.management.base import BaseCommand
 
+from circuit.services.ratings import rebuild_all
+
 
 class Command(BaseCommand):
     help = (
@@ -10,7 +12,5 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options):
-        from circuit.services.ratings import rebuild_all
-
         for pool, games in rebuild_all().items():
             self.stdout.write(f"{pool}: {games} games rated")

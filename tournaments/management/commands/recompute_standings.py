@@ -7,8 +7,8 @@ rewrites any that disagree (only a repair made outside the services can cause th
 from django.core.management.base import BaseCommand, CommandError
 
 from tournaments.models import Tournament
+from tournaments.read.standings_store import rebuild_standings
 from tournaments.services import refresh_seat_results
-from tournaments.standings_store import rebuild_standings
 
 
 class Command(BaseCommand):

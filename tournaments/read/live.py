@@ -18,10 +18,14 @@ sent only the tables that changed since the tag it holds.
 
 The visibility check runs before any kept answer is read: whether every visitor may see
 the event is kept in the cache too (``everyone_key``), read in the same one round trip as
-the tags, and a fast path answers only when it says so; anyone else is sent to the view,
-which checks against the database. Each view that reads the event notes its visibility
-again (a private one's 404 included), and changing the tournament's settings forgets it
-with every kept state.
+the tags, and a fast path answers only when it says so; anyone else is answered from the
+database, where visibility is checked. Each reader that goes to the database notes the
+event's visibility again (a private one's 404 included), and changing the tournament's
+settings forgets it with every kept state.
+
+This module holds the tags, the keys and the kept states; the answer every reader gets
+(the page's poll, the stream's feeds, the hall screen, the standings API's kept answer)
+is assembled from them in ``tournaments.read.answers``.
 """
 
 import hashlib
@@ -29,10 +33,13 @@ import time
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
-from django.template.loader import render_to_string
-from django.utils.translation import get_language
+
+from accounts.permissions import allowed
+from scoring.models import Game
+from scoring.receivers import live_key
+from tournaments.models import Match, Round, Stage, Tournament
 
 # Changes that no writer announces (an entrant renamed, a round finished, a stage that
 # moves on) reach the pollers within this long.
@@ -61,12 +68,6 @@ def served(response, *, from_cache: bool):
     return response
 
 
-def signed_in(request) -> bool:
-    """Whether the request may belong to someone signed in, told without a query: the
-    live parts' answers kept for everyone go only to requests without a session."""
-    return settings.SESSION_COOKIE_NAME in request.COOKIES
-
-
 # --- keys ----------------------------------------------------------------------------------
 
 
@@ -79,10 +80,6 @@ def everyone_key(slug: str) -> str:
 def note_visibility(tournament) -> bool:
     """Whether a signed-out visitor may see the tournament (no query), kept for the fast
     paths for as long as the tags they compare it with."""
-    from django.contrib.auth.models import AnonymousUser
-
-    from accounts.permissions import allowed
-
     everyone = allowed(AnonymousUser(), "tournament.view", tournament)
     cache.set(everyone_key(tournament.slug), everyone, TAG_SECONDS)
     return everyone
@@ -155,8 +152,6 @@ def forget_standings(slug: str, stage_orders) -> None:
 
 def forget_standings_of(tournament_id: int) -> None:
     """The standings of a tournament changed (or went stale): forget their marks."""
-    from tournaments.models import Stage
-
     stages = list(
         Stage.objects.filter(tournament_id=tournament_id).values_list("order", "tournament__slug")
     )
@@ -167,10 +162,6 @@ def forget_standings_of(tournament_id: int) -> None:
 def forget_tournament(tournament_id: int) -> None:
     """Forget every live part of a tournament (its settings or visibility changed): its
     visibility as kept, its tables and standings, and its games' pages' revisions."""
-    from scoring.models import Game
-    from scoring.receivers import live_key
-    from tournaments.models import Round, Tournament
-
     slug = Tournament.objects.filter(pk=tournament_id).values_list("slug", flat=True).first()
     if slug is not None:
         cache.delete(everyone_key(slug))
@@ -233,16 +224,9 @@ class TablesState:
 
 
 def _table_rows(round_) -> list[tuple]:
-    from tournaments.models import Match
-
     return list(
         Match.objects.filter(round=round_).order_by("table_number").values_list(*TABLE_FIELDS)
     )
-
-
-def table_tags(round_) -> list[tuple[int, str]]:
-    """Every table of the round (match id) with the tag of what its card shows (one query)."""
-    return [(row[0], digest(*row)) for row in _table_rows(round_)]
 
 
 def tables_state(round_, *, staff: bool) -> TablesState:
@@ -298,27 +282,6 @@ def changed_tables(was: TablesState | None, now: TablesState) -> list[tuple[int,
 
 def card_key(tag: str, language: str) -> str:
     return f"live:table:{tag}:{language}"
-
-
-def table_cards(round_, tournament, tables: list[tuple[int, str]], context: dict) -> list[str]:
-    """Each table's card, from the cache by its tag; only the changed ones are rendered."""
-    from tournaments.selectors import tables_of
-
-    language = get_language()
-    keys = {pk: card_key(tag, language) for pk, tag in tables}
-    found = cache.get_many(list(keys.values()))
-    missing = [pk for pk, key in keys.items() if key not in found]
-    if missing:
-        fresh = {
-            keys[view.match.pk]: render_to_string(
-                "tournaments/_table.html", {**context, "table": view}
-            )
-            for view in tables_of(round_, tournament, only=missing)
-            if view.match.pk in keys
-        }
-        cache.set_many(fresh, HTML_SECONDS)
-        found.update(fresh)
-    return [found[key] for key in keys.values() if key in found]
 
 
 def fragment(key: str, build) -> str:

@@ -41,6 +41,9 @@ class GameRow(NamedTuple):
     round_number: int
     entrants: tuple[EntrantResult, ...]
     finished: bool = True
+    # The table's size where ``entrants`` lists only some of its seats (head to head's
+    # games, ``GamesFor``); 0 when it lists them all.
+    sides: int = 0
 
 
 class EntrantInfo(NamedTuple):
@@ -155,7 +158,26 @@ def bye_match_points(settings: StandingsSettings) -> float:
         return 0
     if settings.bye_match_points is not None:
         return float(settings.bye_match_points)
-    return _points_for_place(settings, 2, 1, True)
+    return points_for_place(settings, 2, 1, True)
+
+
+# Match points, the one rule (the database's aggregate, ``settle`` and Swiss pairing's
+# score groups all count by it): at a table size with the organizer's placement points,
+# the points for the placement; at any other, a win counts WIN_POINTS and the rest none.
+WIN_POINTS = 1
+
+
+def placement_table(settings: StandingsSettings, size: int) -> Mapping[int, float] | None:
+    """The organizer's points by placement at tables of ``size`` sides, if they set any."""
+    return settings.placement_points.get(size) or None
+
+
+def points_for_place(settings: StandingsSettings, size: int, placement: int, won: bool) -> float:
+    """The match points of one game: its placement at a table of ``size`` sides."""
+    table = placement_table(settings, size)
+    if table:
+        return float(table.get(placement, 0))
+    return float(WIN_POINTS) if won else 0.0
 
 
 # Points against are kept in sixtieths of a point: at tables of two to six sides an
@@ -245,7 +267,7 @@ def _head_to_head(record: Record, group: AbstractSet[int], games: Sequence[GameR
         if mine is None:
             continue
         rivals = [e for e in game.entrants if e.entrant_id != me and e.entrant_id in group]
-        if len(game.entrants) == 2:
+        if (game.sides or len(game.entrants)) == 2:
             score += sum(1 for _ in rivals if mine.won)
         else:
             score += sum(1 for rival in rivals if mine.placement < rival.placement)
@@ -422,13 +444,6 @@ def side_results(
     return results
 
 
-def _points_for_place(settings: StandingsSettings, size: int, placement: int, won: bool) -> float:
-    table = settings.placement_points.get(size)
-    if table:
-        return float(table.get(placement, 0))
-    return 1.0 if won else 0.0
-
-
 def new_records(entrants: Iterable[EntrantInfo]) -> dict[int, Record]:
     return {e.entrant_id: Record(e.entrant_id, e.seed, e.withdrawn) for e in entrants}
 
@@ -496,40 +511,53 @@ def settle(
             if record is not None:
                 record.byes += 1
                 bye_points_for[bye.entrant_id].append(worth(bye))
-    tables = settings.placement_points
     bye_points = bye_match_points(settings)
+    # Decided once, not per entrant (a thousand pass through this loop).
+    weighed = not (raw or settings.scale == SAME_SCALE)
+    against_unit = SIXTIETHS * unit
     for record in records.values():
-        points = record.game_points + record.byes * bye_points
+        byes = record.byes
+        points = record.game_points + byes * bye_points
         if record.places:
+            # Per table size and placement, its games times their match points; at a size
+            # without placement points, the games won times a win's.
             parts = [
-                count * float(tables[size].get(placement, 0))
+                count * points_for_place(settings, size, placement, False)
                 for (size, placement), count in record.places.items()
-                if tables.get(size)
+                if placement_table(settings, size)
             ]
-            parts += [float(n) for size, n in record.wins_at.items() if not tables.get(size)]
+            parts += [
+                n * points_for_place(settings, size, 1, True)
+                for size, n in record.wins_at.items()
+                if not placement_table(settings, size)
+            ]
             points = math.fsum([*parts, points])
         # Organizers' points are decimals: rounded, any order of summing agrees.
         record.match_points = round(points, 6)
         # The byes' points for are hundredths: summed exactly, in any order.
-        extra = math.fsum(bye_points_for.get(record.entrant_id, ()))
-        if raw or settings.scale == SAME_SCALE:
+        worths = bye_points_for.get(record.entrant_id)
+        extra = math.fsum(worths) if worths else 0.0
+        if weighed:
+            record.points_for = round(record.scaled_total / unit + extra, 6)
+            record.points_against = record.scaled_against / against_unit
+        else:
             record.points_for = round(record.total + extra, 6) if extra else record.total
             record.points_against = record.against_sixtieths / SIXTIETHS
-        else:
-            record.points_for = round(record.scaled_total / unit + extra, 6)
-            record.points_against = record.scaled_against / (SIXTIETHS * unit)
-        record.games += record.byes
-        record.wins += record.byes
+        if byes:
+            record.games += byes
+            record.wins += byes
     # Buchholz: per game, the match points of everyone else at the table, summed; from
     # each table's sum, so that it costs one pass over the seats.
     at_table: dict[int, float] = defaultdict(float)
     for record in records.values():
+        points = record.match_points
         for game_id in record.matches:
-            at_table[game_id] += record.match_points
+            at_table[game_id] += points
     table_sum = at_table.__getitem__
     for record in records.values():
-        others = math.fsum(map(table_sum, record.matches))
-        record.buchholz = round(others - len(record.matches) * record.match_points, 6)
+        matches = record.matches
+        others = math.fsum(map(table_sum, matches))
+        record.buchholz = round(others - len(matches) * record.match_points, 6)
 
 
 def _records(
@@ -552,6 +580,9 @@ def _records(
     return records
 
 
+# The games each of a set of entrants played, by entrant. A game may list only the seats
+# of entrants in the set (with the table's size in ``sides``): head to head, the one
+# metric that asks, looks only at those.
 GamesFor = Callable[[set[int]], Mapping[int, Sequence[GameRow]]]
 
 
@@ -634,9 +665,11 @@ def rank(
     # Every metric of every entrant, a metric at a time (most are attribute reads).
     everyone = list(records.values())
     columns = {key: list(map(metric.value, everyone)) for key, metric in METRICS.items()}
+    names = tuple(METRICS)
+    # One dict of every metric per entrant (the columns are all as long as ``everyone``).
     values = {
-        record.entrant_id: dict(zip(METRICS, row, strict=True))
-        for record, row in zip(everyone, zip(*columns.values(), strict=True), strict=True)
+        record.entrant_id: dict(zip(names, row))  # noqa: B905
+        for record, row in zip(everyone, zip(*columns.values()))  # noqa: B905
     }
     order = list(settings.order)
     # Up to the first metric that looks only at the tied entrants, one sort ranks all:
@@ -650,22 +683,24 @@ def rank(
     keys = list(zip(map(standing_part, everyone), *signed, strict=True))
     ids = [record.entrant_id for record in everyone]
     groups: list[list[Record]] = []
+    parts: list[int] = []  # each group's part: the first of its key
     previous = None
     for key, _, record in sorted(zip(keys, ids, everyone, strict=True)):
         if key == previous:
             groups[-1].append(record)
         else:
             groups.append([record])
+            parts.append(key[0])
             previous = key
     ordered: list[list[Record]] = []
     decided: dict[int, dict] = {}
     tied = {r.entrant_id for group in groups if len(group) > 1 for r in group}
     games_of = games_for(tied) if tied and split < len(order) else {}
-    for group in groups:
-        if ordered:
-            part = standing_part(group[0])
-            if part != standing_part(ordered[-1][-1]):
-                decided[ordered[-1][-1].entrant_id] = {"apart": APART[part]}
+    previous = None
+    for group, part in zip(groups, parts, strict=True):
+        if previous is not None and part != previous:
+            decided[ordered[-1][-1].entrant_id] = {"apart": APART[part]}
+        previous = part
         if len(group) == 1 or split == len(order):
             ordered.append(group)
         else:

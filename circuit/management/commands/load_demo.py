@@ -1,10 +1,16 @@
-"""``manage.py load_demo``: a demo event on an empty database, with its logins printed."""
+"""``manage.py load_demo``: a demo event on an empty database, with its logins printed.
+
+The demo is built app by app, from the bottom up: the tournaments' events first
+(``tournaments.demo``), then the series, leaderboards and ladder session played by their
+players (``circuit.demo``)."""
 
 import time
 
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
+from circuit.demo import load as load_circuit
+from tournaments.demo import load, play
 from tournaments.models import Tournament
 
 
@@ -24,8 +30,6 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", default="http://127.0.0.1:8000")
 
     def handle(self, *args, seed, if_empty, base_url, **options):
-        from tournaments.demo import load
-
         if Tournament.objects.exists():
             if if_empty:
                 self.stdout.write("The database already holds tournaments; no demo loaded.")
@@ -36,6 +40,9 @@ class Command(BaseCommand):
         # built those emails are kept in memory, not printed over its addresses.
         with override_settings(EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend"):
             demo = load(seed=seed)
+            demo.hands += load_circuit(
+                demo.organizer, demo.rng, play=play, players_from="cutthroat-open"
+            )
         elapsed = time.perf_counter() - started
         base = base_url.rstrip("/")
         self.stdout.write(

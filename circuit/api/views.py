@@ -1,111 +1,41 @@
-"""The circuit's API: series and their standings, leaderboards and a player's ratings,
-seeding an event by rating, ladder sessions."""
+"""The circuit API's views: series and their standings, leaderboards and a player's
+ratings, seeding an event by rating, ladder sessions."""
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotAuthenticated, PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.idempotency import run_once
-from accounts.models import Player
 from accounts.permissions import allowed
 from circuit import exports, selectors
+from circuit.api.serializers import (
+    LadderCreateSerializer,
+    LadderPlayerBody,
+    LadderSerializer,
+    PlayerPoolSerializer,
+    RatingSerializer,
+    SeriesCreateSerializer,
+    SeriesDetailSerializer,
+    SeriesSerializer,
+    SeriesStandingsSerializer,
+)
 from circuit.models import LadderSession, Pool, Series
+from circuit.selectors import visible_ladders, visible_series
 from circuit.series_seen import standings_for
 from circuit.services import ladders as ladder_services
 from circuit.services import series as series_services
-from circuit.services.common import CircuitError
+from circuit.services.common import CircuitError, bounded
 from circuit.services.seeding import seed_by_rating
 from config.pagination import Pages, page_response
-from scoring.api import fields
-from scoring.api.serializers import bounded
+from players.models import Player
 from scoring.bounds import ID_MAX
-from scoring.rulesets import PRESETS
-from tournaments.api.confirm import confirm_field, require_confirmed
-from tournaments.models import Stage, Tournament
-
-SERIES_FIELDS = [
-    "slug", "name", "public", "ruleset_key", "overrides", "table_size", "stage_format",
-    "stage_settings", "tiebreak_order", "placement_points", "time_zone", "series_points",
-    "best_of", "every_days", "next_event_at", "created_at",
-]  # fmt: skip
-
-
-class SeriesSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = Series
-        fields = SERIES_FIELDS
-        read_only_fields = SERIES_FIELDS
-
-
-class SeriesCreateSerializer(serializers.Serializer):
-    name = fields.Text(max_length=200)
-    ruleset = serializers.ChoiceField(choices=sorted(PRESETS))
-    table_size = bounded(2, 6, required=False)
-    overrides = serializers.DictField(required=False)
-    stage_format = serializers.ChoiceField(choices=Stage.Format.values, default="swiss")
-    stage_settings = serializers.DictField(required=False)
-    tiebreak_order = serializers.ListField(child=fields.Text(max_length=40), required=False)
-    placement_points = serializers.DictField(required=False)
-    time_zone = fields.Text(max_length=64, required=False, default="UTC")
-    series_points = serializers.DictField(
-        required=False, help_text='Points per event placing: {"1": 25, "2": 18}.'
-    )
-    best_of = bounded(1, 1000, required=False, allow_null=True)
-    every_days = bounded(1, 365, required=False, allow_null=True)
-    first_event_at = serializers.DateTimeField(required=False, allow_null=True)
-    public = fields.Flag(required=False, default=True)
-
-
-class SeriesResultSerializer(serializers.Serializer):
-    event = serializers.IntegerField()
-    place = serializers.IntegerField()
-    points = serializers.FloatField()
-    counted = serializers.BooleanField()
-
-
-class SeriesLineSerializer(serializers.Serializer):
-    player_id = serializers.IntegerField()
-    name = serializers.CharField()
-    rank = serializers.IntegerField()
-    tied = serializers.BooleanField()
-    points = serializers.FloatField()
-    wins = serializers.IntegerField()
-    best = serializers.IntegerField()
-    played = serializers.IntegerField()
-    results = SeriesResultSerializer(many=True)
-
-
-class SeriesEventSerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    slug = serializers.CharField()
-    name = serializers.CharField()
-    played = serializers.BooleanField()
-
-
-class SeriesStandingsSerializer(serializers.Serializer):
-    computed_at = serializers.DateTimeField(allow_null=True)
-    events = SeriesEventSerializer(many=True)
-    lines = SeriesLineSerializer(many=True)
-    left_out = serializers.IntegerField(
-        help_text="Private events these standings leave out (the series' organizers see all)."
-    )
-
-
-class SeriesDetailSerializer(SeriesSerializer):
-    standings = serializers.SerializerMethodField()
-
-    class Meta(SeriesSerializer.Meta):
-        fields = [*SERIES_FIELDS, "standings"]
-
-    @extend_schema_field(SeriesStandingsSerializer)
-    def get_standings(self, series) -> dict:
-        user = self.context["request"].user
-        return SeriesStandingsSerializer(standings_for(series, user)).data
+from tournaments.api.confirm import require_confirmed
+from tournaments.models import Tournament
 
 
 def _signed_in(request) -> None:
@@ -122,17 +52,6 @@ def _series(request, slug: str, *, manage: bool = False) -> Series:
         if not allowed(request.user, "series.manage", series):
             raise PermissionDenied("Only this series' organizers may do that.")
     return series
-
-
-def visible_series(user):
-    rows = Series.objects.all()
-    if getattr(user, "is_superuser", False):
-        return rows
-    if user.is_authenticated:
-        from django.db.models import Q
-
-        return rows.filter(Q(public=True) | Q(created_by=user))
-    return rows.filter(public=True)
 
 
 class SeriesListView(APIView):
@@ -205,23 +124,11 @@ class SeriesExportView(APIView):
         return exports.series_csv_response(_series(request, slug), request.user)
 
 
-class RatingSerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
-    player_id = serializers.IntegerField()
-    name = serializers.CharField()
-    ordinal = serializers.FloatField(help_text="mu - 3 sigma: the conservative rating.")
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    games = serializers.IntegerField()
-
-
 def min_games_of(request) -> int:
-    from circuit.services.common import bounded as bounded_number
-
     asked = request.GET.get("min_games")
     if asked in (None, ""):
         return selectors.min_games_default()
-    number = bounded_number(asked, 0, 1_000_000)
+    number = bounded(asked, 0, 1_000_000)
     if number is None:
         raise serializers.ValidationError({"min_games": ["Give a whole number from 0 to 1000000."]})
     return number
@@ -256,22 +163,6 @@ class LeaderboardView(APIView):
         return pages.get_paginated_response(
             RatingSerializer(rating_rows(page, start), many=True).data
         )
-
-
-class HistoryPointSerializer(serializers.Serializer):
-    game = serializers.IntegerField()
-    finished_at = serializers.DateTimeField()
-    ordinal = serializers.FloatField()
-    games = serializers.IntegerField()
-
-
-class PlayerPoolSerializer(serializers.Serializer):
-    pool = serializers.CharField()
-    ordinal = serializers.FloatField()
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    games = serializers.IntegerField()
-    history = HistoryPointSerializer(many=True)
 
 
 class PlayerRatingsView(APIView):
@@ -319,32 +210,6 @@ class SeedByRatingView(APIView):
         return run_once(request, produce)
 
 
-class LadderSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = LadderSession
-        fields = [
-            "slug", "name", "ruleset_key", "overrides", "table_size", "public", "status",
-            "every_minutes", "last_formed_at", "created_at",
-        ]  # fmt: skip
-        read_only_fields = fields
-
-
-class LadderCreateSerializer(serializers.Serializer):
-    name = fields.Text(max_length=200)
-    ruleset = serializers.ChoiceField(choices=sorted(PRESETS))
-    table_size = bounded(2, 6, required=False)
-    overrides = serializers.DictField(required=False)
-    every_minutes = bounded(0, 240, required=False, default=0)
-    public = fields.Flag(required=False, default=True)
-
-
-class LadderPlayerBody(serializers.Serializer):
-    player_id = bounded(1, ID_MAX, required=False)
-    name = fields.Text(max_length=120, required=False, default="")
-    reason = fields.Text(max_length=500, required=False, default="", help_text="Why (forfeit).")
-    confirm = confirm_field()  # forfeit and close: each ends a game or removes people
-
-
 def _ladder(request, slug: str) -> LadderSession:
     session = LadderSession.objects.filter(slug=slug).first()
     if session is None or not allowed(request.user, "ladder.view", session):
@@ -385,14 +250,11 @@ class LadderListView(APIView):
 
     @extend_schema(operation_id="ladders_list", responses=LadderSerializer(many=True))
     def get(self, request):
-        rows = LadderSession.objects.all()
-        if not getattr(request.user, "is_superuser", False):
-            from django.db.models import Q
-
-            mine = Q(created_by=request.user) if request.user.is_authenticated else Q(pk=None)
-            rows = rows.filter(Q(public=True) | mine)
         return page_response(
-            self, request, rows, lambda page: LadderSerializer(page, many=True).data
+            self,
+            request,
+            visible_ladders(request.user),
+            lambda page: LadderSerializer(page, many=True).data,
         )
 
     @extend_schema(request=LadderCreateSerializer, responses={201: LadderSerializer})

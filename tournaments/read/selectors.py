@@ -9,10 +9,9 @@ from django.utils.translation import gettext
 
 from domain.numbers import decimal_text, whole_number
 from scoring import engine, wording
-from scoring.models import SEAT_NAMES, Dispute
+from scoring.models import Dispute, seat_names
 from scoring.rulesets import RuleSet, get_ruleset
-from tournaments import live
-from tournaments.live import StandingsMark
+from scoring.selectors import ruleset_of as game_ruleset
 from tournaments.models import (
     Entrant,
     Match,
@@ -23,15 +22,12 @@ from tournaments.models import (
     StandingsState,
     Tournament,
 )
-from tournaments.standings import explain, metric_text, reason_text
-from tournaments.standings_store import SnapshotDocument, stage_order
-
-
-def draws_bracket(stage: Stage | None) -> bool:
-    """Whether the stage is a bracket (its engine seats winners as games finish)."""
-    from tournaments.pairing import get_engine
-
-    return stage is not None and get_engine(stage.format).advances
+from tournaments.pairing import PairingError
+from tournaments.read import live
+from tournaments.read.live import StandingsMark
+from tournaments.read.standings import explain, metric_text, reason_text
+from tournaments.read.standings_store import SnapshotDocument, stage_order
+from tournaments.stage_facts import engine_of, stage_entrants
 
 
 def visible_tournaments(user):
@@ -62,8 +58,6 @@ def ruleset_of(tournament: Tournament) -> RuleSet:
 def table_ruleset(table: "TableView", default: RuleSet) -> RuleSet:
     """The rules a table plays under: its game's (a three-player Cutthroat table plays to
     200 whatever the event's usual table size), else the event's."""
-    from scoring.selectors import ruleset_of as game_ruleset
-
     game = table.match.game
     return game_ruleset(game) if game is not None else default
 
@@ -78,7 +72,7 @@ def table_title(stage: Stage, round_number: int, table_number: int) -> str:
 def side_names(tournament: Tournament, rules: RuleSet | None = None) -> list[str]:
     """Side names in entrant-seat order: seat position i scores for side i."""
     rules = rules or ruleset_of(tournament)
-    return engine.side_names(rules, list(SEAT_NAMES[: tournament.table_size]))
+    return engine.side_names(rules, seat_names(tournament.table_size))
 
 
 def pick_stage(tournament: Tournament, wanted: str | None, stages: list[Stage]) -> Stage | None:
@@ -346,14 +340,11 @@ def bracket(
 ) -> list[tuple[str, list[BracketColumn]]]:
     """The whole bracket as sections (winners', losers', final) of columns, played or not;
     a draft round's tables stay empty slots unless ``include_drafts``."""
-    from tournaments.pairing import PairingError, get_engine
-    from tournaments.services.rounds import _stage_entrants
-
     # The field pairing seats: with check-in required, those checked in (or already
     # seated), not everyone registered.
-    count = len(_stage_entrants(stage))
+    count = len(stage_entrants(stage))
     try:
-        slots = get_engine(stage.format).bracket(
+        slots = engine_of(stage).bracket(
             count, table_size=tournament.sides_per_table, settings=stage.settings
         )
     except PairingError:

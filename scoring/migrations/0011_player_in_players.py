@@ -1,0 +1,32 @@
+"""The player moved to the players app (``players.0004_player``): this app's references
+point there. The table is the same (renamed), so only Django's picture of them changes."""
+
+import django.db.models.deletion
+from django.db import migrations, models
+
+
+def player(on_delete, related_name, **options):
+    return models.ForeignKey(
+        on_delete=on_delete, related_name=related_name, to="players.player", **options
+    )
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("scoring", "0010_game_time_limit"),
+        ("players", "0004_player"),
+    ]
+
+    operations = [
+        migrations.SeparateDatabaseAndState(
+            state_operations=[
+                migrations.AlterField(
+                    model_name="seat",
+                    name="player",
+                    field=player(django.db.models.deletion.PROTECT, "seats", null=True, blank=True),
+                ),
+            ],
+            # The foreign keys already point at the renamed table.
+            database_operations=[],
+        ),
+    ]
