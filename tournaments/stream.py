@@ -47,6 +47,7 @@ other request goes through Django. ``live_events`` is the same stream as a Djang
 import asyncio
 import contextlib
 import contextvars
+import logging
 import queue
 import random
 import threading
@@ -75,6 +76,8 @@ from config import metrics
 from domain.live import Viewer, live_answer
 from tournaments.models import Round, Tournament
 from tournaments.read import answers, live, selectors
+
+logger = logging.getLogger(__name__)
 
 
 def _setting(name: str, default: float) -> float:
@@ -431,7 +434,14 @@ class Feed:
                 await asyncio.sleep(self.tick)
                 if not self.listeners or self.tags is None:
                     continue
-                got = await self.ask(self.tags)
+                try:
+                    got = await self.ask(self.tags)
+                except Exception:
+                    # A question that failed (the database busy or gone a moment) is
+                    # asked again next tick, as the page's poll would be: the feed and
+                    # its streams live on, and hear of the change once it is answered.
+                    logger.warning("live feed %s: question failed", self.slug, exc_info=True)
+                    continue
                 if got is None:
                     self.gone = True
                 elif got[0] != self.tags:

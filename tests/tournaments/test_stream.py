@@ -9,6 +9,7 @@ import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from django.db import OperationalError
 from django.test import AsyncClient, Client, override_settings
 
 from tests.beside_readers import beside_readers
@@ -180,6 +181,32 @@ def test_streams_of_one_feed_share_each_event_compressed_once(
     pushed = {chunk for body in bodies for chunk in body if len(chunk) > 200}
     assert len(pushed) == 1
     assert len(made) == 1, made
+
+
+@override_settings(**SHORT)
+def test_a_feed_whose_question_fails_asks_again_and_its_stream_still_hears(
+    client, event, organizer, monkeypatch
+):
+    # A reader refused a moment (SQLite's "table is locked" beside a writer, a dropped
+    # connection) must not end the feed: its streams would hear nothing until their end.
+    tournament, _, round_ = event
+    real, calls = stream._ask, []
+
+    def failing_twice(*arguments):
+        calls.append(arguments[2])
+        if len(calls) in (2, 3):  # the feed's first two ticks, after the stream's catch-up
+            raise OperationalError("database table is locked")
+        return real(*arguments)
+
+    monkeypatch.setattr(stream, "_ask", failing_twice)
+    status, got = listen(
+        events_url(poll_url(client, tournament)),
+        during=lambda: one_hand(tables(round_)[2].game, organizer),
+    )
+    assert status == 200 and len(calls) > 3
+    assert [kind for kind, _ in got][-1] == "end"
+    pushed = [data for kind, data in got if kind == "live"]
+    assert len(pushed) == 1 and 'id="table-3"' in pushed[0]
 
 
 @override_settings(**SHORT)
