@@ -8,6 +8,7 @@ a request that reads the cache several times pays for at most one timeout.
 """
 
 import logging
+import threading
 import time
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
@@ -27,17 +28,24 @@ class ReusedClients(RedisCacheClient):
     table of some 170 reply callbacks: about 0.1 ms of CPU, more than the call's own
     work for a small key. A ``redis.Redis`` over a pool is safe to share between
     threads (each command takes a connection from the pool), so one is kept per pool.
+    The first calls may come from several threads at once: the pool and its client are
+    made under a lock, so that none of them builds a second pool of its own.
     """
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._clients = {}
+        self._making = threading.Lock()
 
     def get_client(self, key=None, *, write=False):
-        pool = self._get_connection_pool(write)
-        client = self._clients.get(id(pool))
+        index = self._get_connection_pool_index(write)
+        client = self._clients.get(index)
         if client is None:
-            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+            with self._making:
+                client = self._clients.get(index)
+                if client is None:
+                    pool = self._get_connection_pool(write)
+                    client = self._clients[index] = self._client(connection_pool=pool)
         return client
 
 

@@ -97,6 +97,37 @@ def test_one_redis_client_is_made_per_connection_pool(closed_port):
     assert client.connection_pool is cache._cache._get_connection_pool(False)
 
 
+def test_threads_asking_first_at_once_share_one_pool_and_one_client(closed_port, monkeypatch):
+    """The first calls of several threads at once: a pool slow to make (as under load)
+    is still made once, and every thread gets the one client over it."""
+    import threading
+
+    cache = cache_at(closed_port)
+    pools = cache._cache._pool_class
+    made = []
+
+    def slowly(*args, **kwargs):
+        time.sleep(0.05)  # every thread is inside by now
+        made.append(pools.from_url(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(cache._cache, "_pool_class", type("Slow", (), {"from_url": slowly}))
+    start = threading.Barrier(8)
+    clients = []
+
+    def first_call():
+        start.wait()
+        clients.append(cache._cache.get_client())
+
+    threads = [threading.Thread(target=first_call) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(made) == 1 and len({id(client) for client in clients}) == 1
+    assert clients[0].connection_pool is made[0]
+
+
 def test_the_shared_client_serves_several_threads_at_once(settings):
     """Against the real Redis of REDIS_URL: calls from several threads at once through the
     one client each get their own answers."""
