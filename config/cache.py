@@ -12,13 +12,33 @@ import threading
 import time
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient, RedisSerializer
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
 # Seconds a process leaves Redis alone after an error before trying it again.
 REST_AFTER_ERROR = 2.0
+
+
+# What a value reads as when it cannot be loaded: a miss.
+UNREADABLE = object()
+
+
+class ForgivingSerializer(RedisSerializer):
+    """Django's Redis serializer, for which a value it cannot load is a miss.
+
+    The live answers keep objects of capicu's own classes in the cache. After an upgrade
+    that moved or changed one of those classes, the values the old code wrote stay in
+    Redis until they expire; loading one would fail every request that reads it.
+    """
+
+    def loads(self, data):
+        try:
+            return super().loads(data)
+        except Exception:  # a class gone or changed since it was written, or damaged bytes
+            log.warning("cache value unreadable: read as a miss", exc_info=True)
+            return UNREADABLE
 
 
 class ReusedClients(RedisCacheClient):
@@ -36,6 +56,7 @@ class ReusedClients(RedisCacheClient):
         super().__init__(*args, **kwargs)
         self._clients = {}
         self._making = threading.Lock()
+        self._serializer = ForgivingSerializer()
 
     def get_client(self, key=None, *, write=False):
         index = self._get_connection_pool_index(write)
@@ -74,7 +95,8 @@ class ForgivingRedisCache(RedisCache):
         )
 
     def get(self, key, default=None, version=None):
-        return self._try("get", lambda: super(__class__, self).get(key, default, version), default)
+        value = self._try("get", lambda: super(__class__, self).get(key, default, version), default)
+        return default if value is UNREADABLE else value
 
     def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
         self._try("set", lambda: super(__class__, self).set(key, value, timeout, version), None)
@@ -88,7 +110,8 @@ class ForgivingRedisCache(RedisCache):
         return self._try("delete", lambda: super(__class__, self).delete(key, version), False)
 
     def get_many(self, keys, version=None):
-        return self._try("get_many", lambda: super(__class__, self).get_many(keys, version), {})
+        found = self._try("get_many", lambda: super(__class__, self).get_many(keys, version), {})
+        return {key: value for key, value in found.items() if value is not UNREADABLE}
 
     def has_key(self, key, version=None):
         return self._try("has_key", lambda: super(__class__, self).has_key(key, version), False)

@@ -147,3 +147,33 @@ def test_the_shared_client_serves_several_threads_at_once(settings):
         assert len(cache._cache._clients) == 1
     finally:
         cache.delete_many(keys)
+
+
+# A value written by code that had a class this code no longer has (moved in an upgrade).
+GONE = b"cno_such_module_anywhere\nThing\n)\x81."
+
+
+def test_a_value_this_code_cannot_load_reads_as_a_miss():
+    from config.cache import UNREADABLE, ForgivingSerializer
+
+    with pytest.raises(ModuleNotFoundError):
+        __import__("pickle").loads(GONE)
+    serializer = ForgivingSerializer()
+    assert serializer.loads(GONE) is UNREADABLE
+    assert serializer.loads(serializer.dumps({"tags": "a"})) == {"tags": "a"}
+
+
+def test_values_left_by_an_older_release_are_misses_and_the_rest_still_read(settings):
+    """Against the real Redis of REDIS_URL: a get of such a value is the default, and
+    get_many leaves it out and returns the others."""
+    if not settings.REDIS_URL:
+        pytest.skip("needs REDIS_URL")
+    cache = ForgivingRedisCache(settings.REDIS_URL, {})
+    keys = ["test:older-release:gone", "test:older-release:kept"]
+    try:
+        cache.set(keys[1], "kept", 30)
+        cache._cache.get_client(write=True).set(cache.make_and_validate_key(keys[0]), GONE)
+        assert cache.get(keys[0], "default") == "default"
+        assert cache.get_many(keys) == {keys[1]: "kept"}
+    finally:
+        cache.delete_many(keys)

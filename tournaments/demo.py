@@ -18,6 +18,7 @@ from scoring.selectors import ruleset_of
 from scoring.simulate import play_hand
 from tournaments import services
 from tournaments.models import Match, Round, Stage, Tournament
+from tournaments.services import TournamentConflict
 
 PLAYERS = [
     "Ana Rivera", "Benito Cruz", "Carmen Ortiz", "Dario Fuentes", "Elena Marte", "Felix Soto",
@@ -229,7 +230,13 @@ def _play_bracket(stage: Stage, organizer, referees, rng) -> int:
         stage, organizer, referees
     )
     if second.status == Round.Status.DRAFT:
-        services.publish_round(second, by=organizer)
+        try:
+            services.publish_round(second, by=organizer)
+        except TournamentConflict:
+            # Under a real worker the bracket's own job may have published it meanwhile.
+            second.refresh_from_db()
+            if second.status == Round.Status.DRAFT:
+                raise
     for index, match in enumerate(
         Match.objects.filter(round=second, bye=False).order_by("table_number")
     ):

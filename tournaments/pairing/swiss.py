@@ -573,16 +573,6 @@ class _OutOfSteps(Exception):
 COST_ROWS_UP_TO = 128
 
 
-class _PairCosts:
-    """One entrant's pair costs, each computed when read (fields too large for rows)."""
-
-    def __init__(self, search: "_RoundSearch", a: int):
-        self.cost, self.a = search.pair_cost, a
-
-    def __getitem__(self, b: int) -> float:
-        return self.cost(self.a, b)
-
-
 class _RoundSearch:
     """The cost of a Swiss round's tables and a descent that lowers it."""
 
@@ -625,10 +615,8 @@ class _RoundSearch:
             self.met[a].get(b, 0) * self.repeat_weight + gap * gap + abs(a - b) * self.rank_weight
         )
 
-    def _costs_of(self, a: int) -> "list[float] | _PairCosts":
-        """``a``'s pair costs by entrant: a kept row, or in a large field each asked for."""
-        if self._rows is None:
-            return _PairCosts(self, a)
+    def _costs_of(self, a: int) -> list[float]:
+        """``a``'s pair costs by entrant, kept in a row (fields up to COST_ROWS_UP_TO)."""
         row = self._rows[a]
         if row is None:
             row = self._rows[a] = [self.pair_cost(a, b) for b in range(self.n)]
@@ -697,14 +685,23 @@ class _RoundSearch:
 
     def _swap_delta(self, one: list[int], a: int, two: list[int], b: int) -> float:
         """The change in cost if ``a`` (at table ``one``) and ``b`` (at ``two``) swap."""
-        of_a, of_b = self._costs_of(a), self._costs_of(b)
         delta = 0.0
-        for x in one:
-            if x != a:
-                delta += of_b[x] - of_a[x]
-        for y in two:
-            if y != b:
-                delta += of_a[y] - of_b[y]
+        if self._rows is not None:
+            of_a, of_b = self._costs_of(a), self._costs_of(b)
+            for x in one:
+                if x != a:
+                    delta += of_b[x] - of_a[x]
+            for y in two:
+                if y != b:
+                    delta += of_a[y] - of_b[y]
+        else:  # a large field: each cost computed where it is read, as cheap as a lookup
+            cost = self.pair_cost
+            for x in one:
+                if x != a:
+                    delta += cost(b, x) - cost(a, x)
+            for y in two:
+                if y != b:
+                    delta += cost(a, y) - cost(b, y)
         off_one, off_two = len(one) != self.full, len(two) != self.full
         if off_one != off_two:
             # Whoever moves to the table off size takes on its cost.
