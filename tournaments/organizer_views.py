@@ -155,7 +155,7 @@ def _attention(stage: Stage | None) -> list[dict]:
 def manage(request, slug: str):
     tournament = managed_tournament(request, slug)
     stages = list(tournament.stages.all())
-    stage = selectors.pick_stage(tournament, request.GET.get("stage"), stages)
+    stage = selectors.pick_stage(request.GET.get("stage"), stages)
     rounds = selectors.rounds_of(stage, include_drafts=True) if stage else []
     current = selectors.pick_round(rounds, request.GET.get("round"))
     tables = selectors.tables_of(current, tournament) if current else []
@@ -605,7 +605,7 @@ def _act_in_place(request, tournament: Tournament, handler):
     # The event-day panel of the stage and round the page shows counts them too.
     query = parse_qs(urlsplit(request.htmx.current_url or "").query)
     stages = list(tournament.stages.all())
-    stage = selectors.pick_stage(tournament, (query.get("stage") or [None])[0], stages)
+    stage = selectors.pick_stage((query.get("stage") or [None])[0], stages)
     rounds = selectors.rounds_of(stage, include_drafts=True) if stage else []
     return render(
         request,

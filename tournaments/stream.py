@@ -273,7 +273,7 @@ class _Event:
             return False  # "01" would follow round 1 in a feed of its own
         if stage == "" and round_ == "":
             return True
-        chosen = selectors.pick_stage(self.tournament, stage or None, self.stages)
+        chosen = selectors.pick_stage(stage or None, self.stages)
         if chosen is None or (stage and str(chosen.order) != stage):
             return False
         if round_ == "":

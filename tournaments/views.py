@@ -62,7 +62,7 @@ def format_unless_named(stage: Stage | None) -> str:
 def tournament_page(request, slug: str):
     tournament = _visible(request, slug)
     stages = list(tournament.stages.all())
-    stage = selectors.pick_stage(tournament, request.GET.get("stage"), stages)
+    stage = selectors.pick_stage(request.GET.get("stage"), stages)
     staff = allowed(request.user, "tournament.see_drafts", tournament)
     rules = selectors.ruleset_of(tournament)
     context = {
@@ -249,7 +249,7 @@ def managed_tournament(request, slug: str) -> Tournament:
 
 
 def _round_tables(tournament: Tournament, number: int):
-    stage = selectors.pick_stage(tournament, None, list(tournament.stages.all()))
+    stage = selectors.pick_stage(None, list(tournament.stages.all()))
     rounds = selectors.rounds_of(stage, include_drafts=True) if stage else []
     round_ = next((r for r in rounds if r.number == number), None)
     if round_ is None:

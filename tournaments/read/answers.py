@@ -184,7 +184,7 @@ def _asked_answer(question: Question, viewer: Viewer) -> Answer | None:
     live.note_visibility(tournament)
     if not allowed(viewer.user, "tournament.view", tournament):
         return None
-    stage = selectors.pick_stage(tournament, question.stage, list(tournament.stages.all()))
+    stage = selectors.pick_stage(question.stage, list(tournament.stages.all()))
     staff = viewer.drafts and allowed(viewer.user, "tournament.see_drafts", tournament)
     parts = LiveParts(question, tournament, stage, staff)
     slug = question.slug

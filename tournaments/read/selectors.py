@@ -75,7 +75,7 @@ def side_names(tournament: Tournament, rules: RuleSet | None = None) -> list[str
     return engine.side_names(rules, seat_names(tournament.table_size))
 
 
-def pick_stage(tournament: Tournament, wanted: str | None, stages: list[Stage]) -> Stage | None:
+def pick_stage(wanted: str | None, stages: list[Stage]) -> Stage | None:
     """The stage asked for, else the first one not finished, else the last."""
     number = whole_number(wanted)
     if number is not None:
