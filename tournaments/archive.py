@@ -18,6 +18,7 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import IntegrityError, transaction
@@ -426,11 +427,13 @@ def check(document) -> None:
 def import_event(document: dict, *, slug: str | None = None, organizer=None) -> Tournament:
     """Load an archive document as a new event, in one transaction; returns it.
 
-    Its players are matched as registration matches a name: the same name and club is
-    the same player, unless that player is linked to an account (an account holder's
-    player is attached to nobody's event without their consent) or already stands for
-    another player of the archive; anyone else becomes a new player with no account.
-    ``organizer``, if given, is made the event's organizer."""
+    Its players are matched as registration matches a name for ``organizer``: the same
+    name and club is the same player if that organizer may enter them (an unlinked
+    player of an event or ladder of theirs, or one who appears nowhere yet; without an
+    organizer, only the latter), unless that player is linked to an account (an account
+    holder's player is attached to nobody's event without their consent) or already
+    stands for another player of the archive; anyone else becomes a new player with no
+    account. ``organizer``, if given, is made the event's organizer."""
     if isinstance(document, str | bytes):
         document = read(document)
     check(document)
@@ -464,7 +467,7 @@ def _import(document: dict, slug: str, organizer) -> Tournament:
     tournament.save()
     if organizer is not None:
         Staff.objects.create(tournament=tournament, user=organizer, role=Staff.Role.ORGANIZER)
-    players = _import_players(_items(document, "players", "the archive"))
+    players = _import_players(_items(document, "players", "the archive"), organizer)
 
     def player(ref, where):
         if ref is None:
@@ -532,7 +535,7 @@ def _import(document: dict, slug: str, organizer) -> Tournament:
     return tournament
 
 
-def _import_players(people: list[dict]) -> dict[int, Player]:
+def _import_players(people: list[dict], organizer) -> dict[int, Player]:
     wanted = []
     for n, person in enumerate(people):
         where = f"players[{n}]"
@@ -549,9 +552,10 @@ def _import_players(people: list[dict]) -> dict[int, Player]:
         raise ArchiveError("Two players of the archive share a ref.")
     found: dict[int, Player] = {}
     taken: set[int] = set()
-    for (ref, name, club, country), lookup in zip(
-        wanted, look_up_all([(name, club) for _, name, club, _ in wanted]), strict=True
-    ):
+    # Nobody in particular when no organizer is named: only players who appear nowhere.
+    by = organizer or AnonymousUser()
+    lookups = look_up_all([(name, club) for _, name, club, _ in wanted], by=by)
+    for (ref, name, club, country), lookup in zip(wanted, lookups, strict=True):
         same = lookup.same
         if same is not None and same.user_id is None and same.pk not in taken:
             player = same

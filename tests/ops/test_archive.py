@@ -127,6 +127,40 @@ def test_imported_players_match_by_name_but_never_an_account_holders_player():
     assert again["stages"][0]["standings"] == document["stages"][0]["standings"]
 
 
+def test_imported_players_match_only_those_the_importing_organizer_may_enter():
+    """The registration rule: an unlinked player of another organizer's event is not
+    theirs to enter, so the import makes a new player of the name; without an organizer
+    only a player who appears nowhere yet is matched."""
+    tournament, organizer = played_event()
+    document = json.loads(dumps(export_event(tournament)))
+    names = [p["name"] for p in document["players"]]
+    source = {p.display_name: p.pk for p in Player.objects.filter(display_name__in=names)}
+    newcomer = Player.objects.create(display_name="Solo Newcomer")
+    document["players"][0]["name"] = "Solo Newcomer"
+
+    def imported(slug, by):
+        before = Player.objects.count()
+        event = import_event(document, slug=slug, organizer=by)
+        players = {
+            e.player.display_name: e.player.pk for e in event.entrants.select_related("player")
+        }
+        return players, Player.objects.count() - before
+
+    other = UserFactory(username="other-organizer")
+    players, made = imported("copa-other", other)
+    assert players["Solo Newcomer"] == newcomer.pk  # appears nowhere yet: anyone may enter
+    assert all(players[name] != source[name] for name in names[1:])
+    assert made == len(names) - 1
+    # Now the newcomer plays in the other organizer's event: an import with no organizer
+    # may match nobody here.
+    players, made = imported("copa-operator", None)
+    assert newcomer.pk not in players.values() and made == len(names)
+    # The source's organizer may enter the players of their own event.
+    document["players"][0]["name"] = names[0]
+    players, made = imported("copa-mine", organizer)
+    assert players == source and made == 0
+
+
 @pytest.mark.parametrize(
     ("spoil", "message"),
     [
