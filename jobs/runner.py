@@ -226,6 +226,12 @@ def _enqueue(job: Kind, key: int) -> bool:
     return True
 
 
+def in_process() -> bool:
+    """Whether requested work runs at once in the process that asks for it (no broker
+    configured: ``CELERY_TASK_ALWAYS_EAGER``), so that whoever asked waits for it."""
+    return bool(run_job.app.conf.task_always_eager)
+
+
 def run(kind: str, key: int = 0) -> int:
     """Do the job's work until no request arrived meanwhile; returns how many runs."""
     job = KINDS[kind]

@@ -514,13 +514,16 @@ class StageSchedule(models.Model):
     first stores a schedule from a quick search (usable at once) and, where that search
     was stopped by its small budget, says so (``improving``) while the full search runs;
     ``quick`` stays set when the quick schedule is kept (a round was generated from it
-    and the full search found no better one for the rounds left).
+    and the full search found no better one for the rounds left). Where tasks run in the
+    request (no broker), a change of the field stores the quick schedule only
+    (``deferred``): generating the round runs the full search.
     """
 
     class Status(models.TextChoices):
         QUEUED = "queued", _("Queued")
         COMPUTING = "computing", _("Computing")
         IMPROVING = "improving", _("Improving")
+        DEFERRED = "deferred", _("Full search when the round is generated")
         READY = "ready", _("Ready")
         NOT_NEEDED = "not_needed", _("Not needed")
         FAILED = "failed", _("Failed")

@@ -127,7 +127,9 @@ def test_pairing_never_searches_while_holding_the_locks(organizer, monkeypatch):
     monkeypatch.setattr(adapter, "compute_schedule", searching)
     monkeypatch.setattr(rounds_service, "_generate", generating)
     generate_round(stage, by=organizer)
-    assert events == ["search", "lock", "unlocked"]
+    # The quick search; where tasks run in the request, the full one too: both before.
+    assert events[-2:] == ["lock", "unlocked"]
+    assert events[:-2] in (["search"], ["search", "search"])
 
 
 def test_round_one_flags_speak_of_its_own_tables(organizer):
@@ -328,6 +330,7 @@ def test_generating_a_round_with_nothing_stored_searches_with_the_quick_budget(
         return replan(*args, **kwargs)
 
     monkeypatch.setattr(table_round_robin, "replan", spying)
+    monkeypatch.setattr(runner, "in_process", lambda: False)  # as where a worker runs
     generate_round(stage, by=organizer)
     assert asked == [True]
     entries = ScheduleEntry.objects.filter(stage=stage)
@@ -336,6 +339,54 @@ def test_generating_a_round_with_nothing_stored_searches_with_the_quick_budget(
     assert all(3_000 < entry.work < 10_000 for entry in entries)
     # Until the task runs, the page says it is waiting for it.
     assert StageSchedule.objects.get(stage=stage).status == StageSchedule.Status.QUEUED
+
+
+def test_without_a_worker_a_change_of_the_field_waits_for_the_quick_search_only(
+    organizer, small_budgets, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Where tasks run in the request (no broker), a check-in or a registration stores
+    the quick schedule and leaves the full search to the round's generation: no tap
+    waits for it, and the round is still paired from the full search's plan."""
+    from tournaments.pairing import table_round_robin
+
+    monkeypatch.setattr(runner, "in_process", lambda: True)
+    tournament, stage = rr_stage(organizer, players=12)
+    asked = []
+    replan = table_round_robin.replan
+
+    def spying(*args, **kwargs):
+        asked.append(kwargs.get("quick"))
+        return replan(*args, **kwargs)
+
+    monkeypatch.setattr(table_round_robin, "replan", spying)
+    with django_capture_on_commit_callbacks(execute=True):
+        register_entrant(tournament, by=organizer, name="Late Comer")
+    assert asked == [True]  # thirteen at tables of four: the quick budget stops it
+    state = StageSchedule.objects.get(stage=stage)
+    assert (state.status, state.entrants, state.quick) == ("deferred", 13, True)
+    assert all(entry.quick for entry in ScheduleEntry.objects.filter(stage=stage))
+    browser = Client()
+    browser.force_login(organizer)
+    page = browser.get(f"/t/{tournament.slug}/stages/{stage.pk}/schedule/").content.decode()
+    assert (
+        f"Schedule ready to use: 5 rounds for 13 entrants; repeat meetings: {state.repeats}. "
+        "Generating the round searches for fewer." in page
+    )
+    assert "hx-trigger" not in page  # nothing runs meanwhile: nothing to poll
+
+    round_ = generate_round(stage, by=organizer)
+    assert asked == [True, False]  # the full search, before the round is paired
+    entries = ScheduleEntry.objects.filter(stage=stage)
+    assert entries.count() == 5 and not any(entry.quick for entry in entries)
+    tables = [
+        [seat.entrant_id for seat in match.seats.order_by("position")]
+        for match in round_.matches.order_by("table_number")
+    ]
+    assert tables == entries.get(round_number=1).tables
+    quick_repeats = state.repeats
+    state.refresh_from_db()
+    assert state.status == "ready" and not state.quick
+    assert state.repeats < quick_repeats
 
 
 def test_the_task_replaces_the_quick_schedule_by_the_full_one_before_any_round(
@@ -406,6 +457,7 @@ def test_a_round_generated_during_the_full_search_keeps_its_tables(
         return search(need, **kwargs)
 
     monkeypatch.setattr(adapter, "compute_schedule", organizer_presses)
+    monkeypatch.setattr(runner, "in_process", lambda: False)  # the search runs in a worker
     adapter.ensure_schedules(stage, _needs(stage), quick=True)
     quick = {e.key: adapter._as_engine_entry(e) for e in ScheduleEntry.objects.filter(stage=stage)}
     (need_one,) = _needs(stage)
@@ -472,6 +524,7 @@ def test_a_quick_schedule_left_in_use_is_said_to_be_one(organizer, small_budgets
         return search(need, **kwargs)
 
     monkeypatch.setattr(adapter, "compute_schedule", organizer_presses)
+    monkeypatch.setattr(runner, "in_process", lambda: False)  # the search runs in a worker
     assert adapter.plan_stage(stage.pk) == StageSchedule.Status.READY
     state = StageSchedule.objects.get(stage=stage)
     assert (state.status, state.first_round, state.rounds, state.quick) == ("ready", 2, 4, True)

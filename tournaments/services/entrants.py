@@ -117,7 +117,7 @@ def admit(
     if seed is not None and Entrant.objects.filter(tournament=tournament, seed=seed).exists():
         raise TournamentError(say("Seed {seed} is taken.", seed=seed), "seed")
     _check_room(tournament, 1)
-    request_schedules(tournament.pk)  # after the commit: the field changed
+    request_schedules(tournament.pk, field_changed=True)  # after the commit
     entrant = Entrant.objects.create(
         tournament=tournament,
         name=label,
@@ -218,7 +218,7 @@ def register_entrants(
             raise BulkRegistrationError(problems)
         if not entries:
             raise TournamentError(say("The list has no names."), "entrants")
-        request_schedules(tournament.pk)
+        request_schedules(tournament.pk, field_changed=True)
         made = _create_entrants(tournament, entries, choices, choice_scope(tournament, by), by)
         entrants_entered.send(Entrant, tournament=tournament, entrants=made, by=by)
         return made
@@ -278,7 +278,7 @@ def check_in(entrant: Entrant, *, by, checked_in: bool = True, override: bool = 
             refuse_suspended(entrant.tournament, players_of(entrant))
         entrant.checked_in = checked_in
         entrant.save(update_fields=["checked_in"])
-        request_schedules(entrant.tournament_id)
+        request_schedules(entrant.tournament_id, field_changed=True)
     return entrant
 
 
@@ -299,7 +299,7 @@ def withdraw(entrant: Entrant, *, by, unstarted: str | None = None, substitute=N
         leave_tables(entrant, by=by, unstarted=unstarted, substitute=substitute)
         forget_live_parts(entrant.tournament_id)  # standings mark withdrawals
         entrant_withdrawn.send(Entrant, entrant=entrant)  # a place may free up
-        request_schedules(entrant.tournament_id)
+        request_schedules(entrant.tournament_id, field_changed=True)
     return entrant
 
 
@@ -332,5 +332,5 @@ def set_seed(entrant: Entrant, *, by, seed: int) -> Entrant:
         entrant.save(update_fields=["seed"])
         if holder is not None:
             Entrant.objects.filter(pk=holder.pk).update(seed=old)
-        request_schedules(tournament.pk)
+        request_schedules(tournament.pk, field_changed=True)
     return entrant

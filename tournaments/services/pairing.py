@@ -310,7 +310,7 @@ def settle_schedule(stage: Stage, need: ScheduleNeed, full: dict[str, dict]) -> 
     return True
 
 
-def plan_stage(stage_id: int) -> str:
+def plan_stage(stage_id: int, *, full: bool = True) -> str:
     """Search and store what the stage's next round needs, saying how far it got on the
     stage's ``StageSchedule`` (the manage page shows it). Returns the status.
 
@@ -319,7 +319,8 @@ def plan_stage(stage_id: int) -> str:
     (``improving``, the quick plan usable meanwhile) and replaces the quick plan if it
     has fewer repeats. If a round was generated from the quick plan meanwhile, the rounds
     left are searched in full around the meetings played, and replace the quick plan's
-    rest if they repeat fewer meetings.
+    rest if they repeat fewer meetings. Not ``full``: the quick search only, the full
+    one left to the round's generation (``deferred``).
     """
     stage = Stage.objects.select_related("tournament").filter(pk=stage_id).first()
     if stage is None:
@@ -347,6 +348,9 @@ def plan_stage(stage_id: int) -> str:
             quick = [need for need in needs if have.get(need.key, {}).get("quick")]
             if not quick:
                 break
+            if not full:
+                state.update(status=StageSchedule.Status.DEFERRED, **shape, **_summary(have))
+                return StageSchedule.Status.DEFERRED
             state.update(status=StageSchedule.Status.IMPROVING, **shape, **_summary(have))
             moved = False
             for need in quick:
@@ -413,18 +417,37 @@ def _summary(entries: dict[str, dict]) -> dict:
     }
 
 
-def request_schedules(tournament_id: int) -> None:
+def request_schedules(tournament_id: int, *, field_changed: bool = False) -> None:
     """After the write commits, plan again every stage of the tournament still to play
-    whose engine searches schedules (the field it plans for may have changed)."""
+    whose engine searches schedules (the field it plans for may have changed).
+
+    ``field_changed``: the write was one of many that change the field (a check-in tap,
+    a registration, a withdrawal). Where no worker runs, tasks run in the request: then
+    only the quick search runs, so that no tap waits for the full one (a second or more
+    for fields such as 13 or 17 at tables of four); generating the round runs it.
+    """
 
     def queue():
         for stage in Stage.objects.filter(tournament_id=tournament_id).exclude(
             status=Stage.Status.FINISHED
         ):
-            if engine_of(stage).schedules:
+            if not engine_of(stage).schedules:
+                continue
+            if field_changed and runner.in_process():
+                plan_stage(stage.pk, full=False)
+            else:
                 request_schedule(stage.pk)
 
     transaction.on_commit(queue)
+
+
+def settle_in_request(stage: Stage, keys) -> None:
+    """Where no worker runs, search in full before a round is paired from a quick plan
+    that a change of the field left (``deferred``); no-op where a worker searches."""
+    if not runner.in_process():
+        return
+    if any(entry["quick"] for entry in stored(stage, keys).values()):
+        plan_stage(stage.pk)
 
 
 def request_schedule(stage_id: int) -> bool:
