@@ -11,7 +11,6 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
 from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -66,8 +65,8 @@ def new_tournament(request):
     form = TournamentForm(request.POST or None, preset=preset)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        with refusals_kept() as refused, transaction.atomic():
-            tournament = services.create_tournament(
+        with refusals_kept() as refused:
+            tournament = services.create_tournament_with_stage(
                 by=request.user,
                 name=data["name"],
                 ruleset_key=preset,
@@ -75,13 +74,9 @@ def new_tournament(request):
                 overrides=form.overrides(),
                 public=data["public"],
                 tiebreak_order=data["tiebreak_order"],
-            )
-            services.add_stage(
-                tournament,
-                by=request.user,
-                name=data["stage_name"],
-                format=data["stage_format"],
-                settings=form.settings(),
+                stage_name=data["stage_name"],
+                stage_format=data["stage_format"],
+                stage_settings=form.settings(),
             )
         # Above the form: the stage's fields and the event's share names.
         if refused:

@@ -33,9 +33,9 @@ def test_organizer_runs_a_cutthroat_event_into_a_bracket(live_server, browser, s
     tournament = Tournament.objects.get(name="Copa del Barrio")
 
     page.get_by_label("Paste a list").fill("\n".join(NAMES))
-    # Where tasks run in the request (SQLite's run), eighteen at tables of four wait for
-    # the round robin's full schedule search (about 5 s of CPU at rest) before the page
-    # answers: more than a page's 15 s on a machine busy with other test runs.
+    # Eighteen entrants written at once (and, where tasks run in the request, the
+    # schedule's quick search): given more than a page's 15 s on a machine busy with
+    # other test runs.
     page.get_by_role("button", name="Register them all").click(timeout=60_000)
     said(page, "Registered 18 entrants.")
     page.get_by_role("button", name="Generate the next round").click()

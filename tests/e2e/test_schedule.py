@@ -92,3 +92,60 @@ def test_the_manage_page_follows_the_full_search_after_the_quick_one(
         "text => document.querySelector('.schedule-state').innerText.includes(text)", arg=ready
     )  # the page polls while the full search runs, and stops once it is ready
     context.close()
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "locale", "deferred", "ready"),
+    [
+        (
+            390,
+            844,
+            "en-US",
+            "Generating the round searches for fewer.",
+            "Schedule ready: 5 rounds for 13 entrants",
+        ),
+        (
+            1280,
+            900,
+            "es-ES",
+            "Al generar la ronda se busca uno con menos.",
+            "Calendario listo: 5 rondas para 13 inscritos",
+        ),
+    ],
+)
+def test_without_a_worker_a_late_entry_waits_for_the_quick_search_and_generate_for_the_full(
+    live_server, browser, width, height, locale, deferred, ready
+):
+    """Where tasks run in the request (no broker), registering a thirteenth player at
+    tables of four stores the quick schedule at once and says the round's generation
+    searches further; generating the round does, and the line then says it is ready."""
+    from jobs import runner
+
+    if not runner.in_process():
+        pytest.skip("a worker searches in full after each change of the field")
+    organizer = UserFactory(username="organizer", password=PASSWORD)
+    tournament = create_tournament(by=organizer, name="Copa", ruleset_key="cutthroat", table_size=4)
+    register_entrants(tournament, by=organizer, text="\n".join(f"P{i:02d}" for i in range(12)))
+    add_stage(tournament, by=organizer, name="RR", format="round_robin", settings={"rounds": 5})
+    context, page, _line = schedule_line(
+        browser,
+        live_server,
+        tournament,
+        width=width,
+        height=height,
+        locale=locale,
+        says="12",
+    )
+    page.locator("#add-name").fill("Late Comer")  # "Player name" / "Nombre del jugador"
+    page.locator("#add-name").press("Enter")
+    page.locator(".schedule-state", has_text=deferred).wait_for()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    check_accessibility(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator(".schedule-state").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"schedule-deferred-{width}-{locale}.png"))
+    assert "hx-trigger" not in page.locator(".schedule-state").evaluate("e => e.outerHTML")
+    generate = "Generate the next round" if locale == "en-US" else "Generar la siguiente ronda"
+    page.get_by_role("button", name=generate).click()
+    page.locator(".schedule-state", has_text=ready).wait_for()
+    context.close()

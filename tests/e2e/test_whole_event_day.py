@@ -44,9 +44,9 @@ def create_from_preset(page, name: str, *, first_stage: str = "", **options) -> 
 
 def paste_field(page, names: list[str]) -> None:
     page.get_by_label("Paste a list").fill("\n".join(names))
-    # Where tasks run in the request (SQLite's run), eighteen at tables of four wait for
-    # the round robin's full schedule search (about 5 s of CPU at rest) before the page
-    # answers: more than a page's 15 s on a machine busy with other test runs.
+    # Eighteen entrants written at once (and, where tasks run in the request, the
+    # schedule's quick search): given more than a page's 15 s on a machine busy with
+    # other test runs.
     page.get_by_role("button", name="Register them all").click(timeout=60_000)
     said(page, f"Registered {len(names)} entrants.")
 

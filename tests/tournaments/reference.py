@@ -4,13 +4,26 @@ database instead; the tests hold the two to the same ranking."""
 
 from scoring.models import Game
 from tournaments.models import Match, Round, Tournament
-from tournaments.read.standings import ByeRow, EntrantResult, GameRow, side_results
-from tournaments.read.standings_store import _stage_entrants
+from tournaments.read.standings import ByeRow, EntrantInfo, EntrantResult, GameRow, side_results
+
+
+def stage_entrants(tournament: Tournament) -> dict[int, list[EntrantInfo]]:
+    """Every stage's entrants, in stage order, read through the ORM (a stage without its
+    own list has every entrant of the event)."""
+    infos = {
+        e.pk: EntrantInfo(e.pk, e.seed, e.withdrawn) for e in tournament.entrants.order_by("pk")
+    }
+    stages = tournament.stages.order_by("order", "pk").prefetch_related("entrants")
+    return {
+        stage.pk: [infos[pk] for pk in sorted(e.pk for e in stage.entrants.all())]
+        or list(infos.values())
+        for stage in stages
+    }
 
 
 def load_rows(tournament: Tournament) -> dict[int, tuple[list, list, list]]:
     """Per stage id: (entrant infos, game rows, bye rows), from the games themselves."""
-    per_stage = {pk: (infos, [], []) for pk, infos in _stage_entrants(tournament).items()}
+    per_stage = {pk: (infos, [], []) for pk, infos in stage_entrants(tournament).items()}
     matches = (
         Match.objects.filter(round__stage__tournament=tournament)
         .exclude(round__status=Round.Status.DRAFT)

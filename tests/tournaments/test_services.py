@@ -9,7 +9,7 @@ from django.db.models import F
 from scoring.models import Game
 from scoring.services import record_hand
 from tests.factories import UserFactory, event_referee
-from tournaments.models import Match, MatchSeat, Round, Staff, Stage, StandingsState
+from tournaments.models import Match, MatchSeat, Round, Staff, Stage, StandingsState, Tournament
 from tournaments.services import (
     BulkRegistrationError,
     TournamentConflict,
@@ -20,6 +20,7 @@ from tournaments.services import (
     assign_round_referees,
     check_in,
     create_tournament,
+    create_tournament_with_stage,
     finish_stage,
     generate_round,
     publish_round,
@@ -449,3 +450,16 @@ def test_a_round_is_paired_in_the_same_few_queries_however_many_tables(
     # Eight times the tables: the same statements (SQLite may split a bulk insert in two).
     assert small <= large <= small + 3
     assert large <= 30
+
+
+def test_a_tournament_and_its_first_stage_are_made_together_or_not_at_all(organizer):
+    fields = {"by": organizer, "name": "Copa", "ruleset_key": "cutthroat", "table_size": 4}
+    with pytest.raises(TournamentError, match="Unknown format"):
+        create_tournament_with_stage(**fields, stage_name="Liga", stage_format="league")
+    assert not Tournament.objects.exists() and not Staff.objects.exists()
+    made = create_tournament_with_stage(
+        **fields, stage_name="Liga", stage_format="swiss", stage_settings={"rounds": 3}
+    )
+    (stage,) = made.stages.all()
+    assert (stage.name, stage.format, stage.settings) == ("Liga", "swiss", {"rounds": 3})
+    assert made.staff.filter(user=organizer, role=Staff.Role.ORGANIZER).exists()

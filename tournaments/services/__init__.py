@@ -45,6 +45,7 @@ from tournaments.services.results import (
 from tournaments.services.rounds import (
     add_stage,
     advance_bracket,
+    create_tournament_with_stage,
     delete_draft_round,
     generate_round,
     publish_round,
@@ -86,6 +87,7 @@ __all__ = [
     "check_time_zone",
     "create_referee",
     "create_tournament",
+    "create_tournament_with_stage",
     "credentials_managed_here",
     "decline_invitation",
     "delete_draft_round",

@@ -33,6 +33,7 @@ from tournaments.services.common import (
     game_seats,
     lock_tournament,
 )
+from tournaments.services.events import create_tournament
 from tournaments.services.forfeits import absent, is_walkover, walkover_reason
 from tournaments.signals import tables_seated
 from tournaments.stage_facts import (
@@ -42,6 +43,17 @@ from tournaments.stage_facts import (
     is_bracket,
     stage_entrants,
 )
+
+
+def create_tournament_with_stage(
+    *, by, stage_name: str, stage_format: str, stage_settings: dict | None = None, **fields
+) -> Tournament:
+    """A new tournament (``create_tournament``'s ``fields``) and its first stage, in one
+    transaction: the organizer's form makes both, and neither is kept without the other."""
+    with transaction.atomic():
+        tournament = create_tournament(by=by, **fields)
+        add_stage(tournament, by=by, name=stage_name, format=stage_format, settings=stage_settings)
+    return tournament
 
 
 def add_stage(
