@@ -306,6 +306,22 @@ def small_budgets(monkeypatch):
     monkeypatch.setattr(table_round_robin, "EVALUATION_BUDGET", 60_000)
 
 
+@pytest.fixture
+def asked(monkeypatch) -> list:
+    """Whether each schedule search asked for is the quick one (True) or the full one."""
+    from tournaments.pairing import table_round_robin
+
+    searches = []
+    replan = table_round_robin.replan
+
+    def spying(*args, **kwargs):
+        searches.append(kwargs.get("quick"))
+        return replan(*args, **kwargs)
+
+    monkeypatch.setattr(table_round_robin, "replan", spying)
+    return searches
+
+
 def rr_stage(organizer, players=13, rounds=5):
     tournament = event(organizer, players)
     stage = add_stage(  # no task runs here: nothing commits in a test
@@ -316,20 +332,10 @@ def rr_stage(organizer, players=13, rounds=5):
 
 
 def test_generating_a_round_with_nothing_stored_searches_with_the_quick_budget(
-    organizer, small_budgets, monkeypatch
+    organizer, small_budgets, monkeypatch, asked
 ):
-    from tournaments.pairing import table_round_robin
-
     _tournament, stage = rr_stage(organizer)
     assert not ScheduleEntry.objects.filter(stage=stage).exists()
-    asked = []
-    replan = table_round_robin.replan
-
-    def spying(*args, **kwargs):
-        asked.append(kwargs.get("quick"))
-        return replan(*args, **kwargs)
-
-    monkeypatch.setattr(table_round_robin, "replan", spying)
     monkeypatch.setattr(runner, "in_process", lambda: False)  # as where a worker runs
     generate_round(stage, by=organizer)
     assert asked == [True]
@@ -342,23 +348,13 @@ def test_generating_a_round_with_nothing_stored_searches_with_the_quick_budget(
 
 
 def test_without_a_worker_a_change_of_the_field_waits_for_the_quick_search_only(
-    organizer, small_budgets, monkeypatch, django_capture_on_commit_callbacks
+    organizer, small_budgets, monkeypatch, asked, django_capture_on_commit_callbacks
 ):
     """Where tasks run in the request (no broker), a check-in or a registration stores
     the quick schedule and leaves the full search to the round's generation: no tap
     waits for it, and the round is still paired from the full search's plan."""
-    from tournaments.pairing import table_round_robin
-
     monkeypatch.setattr(runner, "in_process", lambda: True)
     tournament, stage = rr_stage(organizer, players=12)
-    asked = []
-    replan = table_round_robin.replan
-
-    def spying(*args, **kwargs):
-        asked.append(kwargs.get("quick"))
-        return replan(*args, **kwargs)
-
-    monkeypatch.setattr(table_round_robin, "replan", spying)
     with django_capture_on_commit_callbacks(execute=True):
         register_entrant(tournament, by=organizer, name="Late Comer")
     assert asked == [True]  # thirteen at tables of four: the quick budget stops it
