@@ -441,12 +441,13 @@ def request_schedules(tournament_id: int, *, field_changed: bool = False) -> Non
     transaction.on_commit(queue)
 
 
-def settle_in_request(stage: Stage, keys) -> None:
-    """Where no worker runs, search in full before a round is paired from a quick plan
-    that a change of the field left (``deferred``); no-op where a worker searches."""
-    if not runner.in_process():
-        return
-    if any(entry["quick"] for entry in stored(stage, keys).values()):
+def settle_deferred(stage: Stage) -> None:
+    """Run the full search a change of the field left to the round's generation where
+    no worker runs (``deferred``), before the round is paired; no-op otherwise."""
+    if (
+        runner.in_process()
+        and StageSchedule.objects.filter(stage=stage, status=StageSchedule.Status.DEFERRED).exists()
+    ):
         plan_stage(stage.pk)
 
 

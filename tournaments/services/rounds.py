@@ -232,10 +232,9 @@ def _prepare_schedules(stage: Stage, seed: int | None):
     entrants = stage_entrants(stage)
     try:
         request = adapter.request_for(stage, entrants, adapter.next_round_number(stage), seed)
-        needs = request.needs()
-        adapter.ensure_schedules(stage, needs, quick=True)
         if seed is None:  # the stage's own plan, which plan_stage searches
-            adapter.settle_in_request(stage, [need.key for need in needs])
+            adapter.settle_deferred(stage)
+        adapter.ensure_schedules(stage, request.needs(), quick=True)
     except PairingError as error:
         return error  # said under the lock where it can be, else by generate_round
     return None
