@@ -9,7 +9,8 @@ on 127.0.0.1:5432 (trust auth, user postgres), its own redis-server on a free po
 gunicorn (4 sync workers, or whatever a gunicorn.conf.py in the project says), one Celery
 worker and beat, all with DEBUG=0. With --nginx, Debian's nginx with deploy/nginx.conf
 in front and, as the Procfile's live line, the live polls' own gunicorn pool (2 workers
-at nice 10; --live-workers 0 and --nginx-conf FILE run an earlier layout to compare).
+at nice 10; --live-workers 0 and --nginx-conf FILE run an earlier layout to compare),
+with make serve's CONN_MAX_AGE of 60 s (each worker keeps its database connection).
 It builds a 256-player DCS Swiss event through the
 API, then plays one round per phase: 64 referee clients record every hand through the
 API (an Idempotency-Key on each, 1-2 s between hands) while N viewers poll every 5 s as
@@ -866,6 +867,13 @@ class Stack:
         )
         if args.nginx:
             self.env.update({"BEHIND_PROXY": "1", "NUM_PROXIES": "1"})
+            # The production layout runs with make serve's settings (deploy/serve.py):
+            # each worker keeps its database connection (CONN_MAX_AGE) instead of opening
+            # one per request. --env overrides it (CONN_MAX_AGE=0: the earlier runs').
+            sys.path.insert(0, str(ROOT / "deploy"))
+            from serve import DEFAULTS
+
+            self.env["CONN_MAX_AGE"] = DEFAULTS["CONN_MAX_AGE"]
         if self.push_port:
             # The page names its stream; the bench's proxy-less setup sends the viewers
             # straight to the ASGI server that serves it.
@@ -1640,6 +1648,7 @@ def report(stack: Stack, phases: list[dict], costs: dict, checks: dict, wall: fl
         f" redis-server :{stack.redis_port}; PostgreSQL {stack.database}"
         + (f"; streams: uvicorn {stack.push_command}" if stack.push_command else "")
         + (f"; viewers' generator at nice {stack.args.crowd_nice}" if stack.args.crowd_nice else "")
+        + f"; CONN_MAX_AGE={stack.env.get('CONN_MAX_AGE', '0')}"
     )
     print()
     header = (
@@ -2023,7 +2032,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--nginx",
         action="store_true",
         help="put Debian's nginx with deploy/nginx.conf in front (its micro-cache answers"
-        " the anonymous live polls); every client asks nginx",
+        " the anonymous live polls); every client asks nginx, and the stack runs with make"
+        " serve's CONN_MAX_AGE (60 s; --env CONN_MAX_AGE=0 for the earlier runs' setting)",
     )
     parser.add_argument(
         "--live-workers",
