@@ -72,6 +72,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "deploy"))  # nginx.py and serve.py: the production layout
 
 # The project's virtualenv, else the one this script runs in (a checkout without its own).
 BIN = ROOT / ".venv" / "bin"
@@ -883,7 +884,6 @@ class Stack:
             # The production layout runs with make serve's settings (deploy/serve.py):
             # each worker keeps its database connection (CONN_MAX_AGE) instead of opening
             # one per request. --env overrides it (CONN_MAX_AGE=0: the earlier runs').
-            sys.path.insert(0, str(ROOT / "deploy"))
             from serve import DEFAULTS
 
             self.env["CONN_MAX_AGE"] = DEFAULTS["CONN_MAX_AGE"]
@@ -1020,7 +1020,6 @@ class Stack:
 
     def start_nginx(self) -> None:
         """Debian's nginx with deploy/nginx.conf in front of gunicorn (and uvicorn)."""
-        sys.path.insert(0, str(ROOT / "deploy"))
         from nginx import render
 
         prefix = self.scratch / "nginx"
